@@ -1,0 +1,1 @@
+"""Chapterhouse desktop app: PySide6 windows over the engine's API."""

@@ -1,0 +1,55 @@
+"""Starting the desktop app: `chapterhouse gui [BOOK]` or `python -m desktop`."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
+
+from engine import __version__
+from engine.paths import config_dir, sample_book_path
+from engine.store import Library
+
+from .main_window import MainWindow
+
+
+def create_application(argv: list[str] | None = None) -> QApplication:
+    app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv[:1])
+    app.setApplicationName("Chapterhouse")
+    app.setOrganizationName("Chapterhouse")
+    app.setApplicationVersion(__version__)
+    # Window state lives in the user's config dir (or under CHAPTERHOUSE_HOME).
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(config_dir()))
+    return app
+
+
+def open_initial_book(window: MainWindow, book: str | None) -> None:
+    """Open what the user asked for; with nothing asked, the bundled sample book."""
+    if book is None:
+        window.import_file(sample_book_path())
+        return
+    path = Path(book).expanduser()
+    if path.is_file():
+        window.import_file(path)
+        return
+    try:
+        window.open_book(window.library.resolve(book, import_files=False))
+    except Exception as error:  # shown in the window, like every other engine error
+        window.banner.show_message(str(error))
+
+
+def run(book: str | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    app = create_application()
+    window = MainWindow(Library())
+    window.show()
+    open_initial_book(window, book)
+    return app.exec()
+
+
+def main() -> int:
+    return run(sys.argv[1] if len(sys.argv) > 1 else None)

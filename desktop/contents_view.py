@@ -1,0 +1,79 @@
+"""The table-of-contents sidebar: parts as parents, sections under them."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QAbstractItemView, QTreeWidget, QTreeWidgetItem
+
+from engine.book import Book, readable
+
+OFFSET_ROLE = Qt.ItemDataRole.UserRole
+ORDINAL_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+class ContentsView(QTreeWidget):
+    sectionActivated = Signal(int)  # stored-text offset to scroll to
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setHeaderHidden(True)
+        self.setRootIsDecorated(True)
+        self.setUniformRowHeights(True)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setAccessibleName("Table of contents")
+        self.itemClicked.connect(self._activate)
+        self.itemActivated.connect(self._activate)
+        self._section_items: dict[int, QTreeWidgetItem] = {}
+        self._section_starts: list[tuple[int, int]] = []
+
+    def show_book(self, book: Book) -> None:
+        self.clear()
+        self._section_items.clear()
+        parents: dict[int, QTreeWidgetItem] = {}
+        first_start = min([s.start for s in book.sections] + [p.start for p in book.parts], default=0)
+        if first_start > 0:
+            opening = QTreeWidgetItem(self, ["Beginning"])
+            opening.setData(0, OFFSET_ROLE, 0)
+            opening.setToolTip(0, "Title page and front matter")
+        for part in book.parts:
+            item = QTreeWidgetItem(self, [f"{part.label}: {readable(part.title)}" if part.title else part.label])
+            item.setData(0, OFFSET_ROLE, part.start)
+            item.setExpanded(True)
+            parents[part.ordinal] = item
+        for section in book.sections:
+            parent = parents.get(section.part) if section.part else None
+            label = section.display_name
+            if parent is not None:
+                # Under "Part II" the part prefix of a label is noise.
+                prefix = f"{book.parts[section.part - 1].label}, "
+                label = label[len(prefix):] if label.startswith(prefix) else label
+            item = QTreeWidgetItem(parent if parent is not None else self, [label])
+            item.setData(0, OFFSET_ROLE, section.start)
+            item.setData(0, ORDINAL_ROLE, section.ordinal)
+            item.setToolTip(0, section.display_name)
+            self._section_items[section.ordinal] = item
+        self._section_starts = [(s.start, s.ordinal) for s in book.sections]
+        self.expandAll()
+
+    def section_item(self, ordinal: int) -> QTreeWidgetItem | None:
+        return self._section_items.get(ordinal)
+
+    def follow(self, offset: int) -> None:
+        """Mark the section the reader is in, without emitting a jump."""
+        current = None
+        for start, ordinal in self._section_starts:
+            if start <= offset:
+                current = ordinal
+            else:
+                break
+        item = self._section_items.get(current) if current else None
+        if item is not None and item is not self.currentItem():
+            self.blockSignals(True)
+            self.setCurrentItem(item)
+            self.scrollToItem(item)
+            self.blockSignals(False)
+
+    def _activate(self, item: QTreeWidgetItem) -> None:
+        offset = item.data(0, OFFSET_ROLE)
+        if offset is not None:
+            self.sectionActivated.emit(int(offset))

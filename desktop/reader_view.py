@@ -1,0 +1,178 @@
+"""The reader: a book's stored text laid out for reading.
+
+The QTextDocument is built off the UI thread (QTextDocument and QTextCursor
+are reentrant) from the book's paragraphs, one text block per paragraph, so
+a character offset in the stored text maps to a document position through the
+paragraph that holds it. That map is what lets a section, and later a cited
+passage, be scrolled into view and highlighted.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+
+from PySide6.QtCore import QCoreApplication, QPointF, Qt, Signal
+from PySide6.QtGui import QFont, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument, QTextFormat
+from PySide6.QtWidgets import QTextBrowser, QTextEdit
+
+from engine.book import Book
+
+READING_COLUMN_EM = 38  # characters per line that stay comfortable to read
+_LINE_SEPARATOR = "\u2028"  # a line break inside one paragraph (verse, two-line headings)
+_SCROLL_MARGIN_PX = 12
+
+
+@dataclass
+class OffsetMap:
+    """Stored-text offsets to document positions."""
+
+    paragraph_starts: list[int]
+    paragraph_ends: list[int]
+    block_positions: list[int]
+    text: str
+
+    def to_document(self, offset: int) -> int:
+        if not self.paragraph_starts:
+            return 0
+        index = max(0, bisect_right(self.paragraph_starts, offset) - 1)
+        start = self.paragraph_starts[index]
+        inner = min(max(offset, start), self.paragraph_ends[index]) - start
+        prefix = self.text[start:start + inner]
+        # Qt counts UTF-16 units; characters outside the BMP take two.
+        wide = sum(1 for char in prefix if ord(char) > 0xFFFF)
+        return self.block_positions[index] + inner + wide
+
+
+def reader_font() -> QFont:
+    font = QFont()
+    font.setFamilies(["Literata", "Georgia", "Charter", "Cambria", "DejaVu Serif", "Noto Serif", "Times New Roman", "serif"])
+    font.setStyleHint(QFont.StyleHint.Serif)
+    font.setPointSizeF(13.0)
+    return font
+
+
+def build_document(book: Book) -> tuple[QTextDocument, OffsetMap]:
+    """Lay the book out as a QTextDocument (safe to call off the UI thread)."""
+    document = QTextDocument()
+    document.setDefaultFont(reader_font())
+    document.setDocumentMargin(24)
+    document.setUndoRedoEnabled(False)
+    cursor = QTextCursor(document)
+
+    prose = QTextBlockFormat()
+    prose.setLineHeight(145, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
+    prose.setBottomMargin(9)
+    verse = QTextBlockFormat(prose)
+    verse.setLeftMargin(36)
+    verse.setLineHeight(130, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
+    heading = QTextBlockFormat()
+    heading.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+    heading.setTopMargin(30)
+    heading.setBottomMargin(14)
+    heading.setLineHeight(125, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
+    heading.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+
+    plain = QTextCharFormat()
+    strong = QTextCharFormat()
+    strong.setFontWeight(QFont.Weight.DemiBold)
+    strong.setFontPointSize(reader_font().pointSizeF() * 1.25)
+
+    starts, ends, positions = [], [], []
+    section_starts = {section.start for section in book.sections} | {part.start for part in book.parts}
+    for index, paragraph in enumerate(book.paragraphs):
+        if index:
+            cursor.insertBlock()
+        is_heading = paragraph.kind == "heading"
+        block_format = heading if is_heading else verse if paragraph.kind == "verse" else prose
+        if is_heading and paragraph.start not in section_starts:
+            # A title under a heading ("PLAYING PILGRIMS") sits close to it.
+            block_format = QTextBlockFormat(heading)
+            block_format.setTopMargin(0)
+        cursor.setBlockFormat(block_format)
+        cursor.setCharFormat(strong if is_heading else plain)
+        starts.append(paragraph.start)
+        ends.append(paragraph.end)
+        positions.append(cursor.position())
+        cursor.insertText(book.text[paragraph.start:paragraph.end].replace("\n", _LINE_SEPARATOR))
+    app = QCoreApplication.instance()
+    if app is not None:
+        document.moveToThread(app.thread())
+    return document, OffsetMap(starts, ends, positions, book.text)
+
+
+class ReaderView(QTextBrowser):
+    """Read-only text view with a centred reading column."""
+
+    positionChanged = Signal(int)  # stored-text offset at the top of the view
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setReadOnly(True)
+        self.setOpenLinks(False)
+        self.setLineWrapMode(QTextEdit.LineWrapMode.WidgetWidth)
+        self.setFrameShape(QTextBrowser.Shape.NoFrame)
+        self.setFont(reader_font())
+        self.setPlaceholderText("Open a book to start reading.")
+        self._map: OffsetMap | None = None
+        self._document: QTextDocument | None = None
+        self.verticalScrollBar().valueChanged.connect(self._report_position)
+
+    def show_book(self, document: QTextDocument, offsets: OffsetMap) -> None:
+        document.setParent(self)
+        self._document = document
+        self._map = offsets
+        self.setDocument(document)
+        self._fit_column()
+
+    def has_book(self) -> bool:
+        return self._map is not None
+
+    def scroll_to_offset(self, offset: int) -> None:
+        """Bring the paragraph holding `offset` to the top of the view."""
+        if self._map is None:
+            return
+        position = self._map.to_document(offset)
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(min(position, self.document().characterCount() - 1))
+        block = cursor.block()
+        top = self.document().documentLayout().blockBoundingRect(block).top()
+        # Leave a little air above a heading rather than cutting it at the edge.
+        self.verticalScrollBar().setValue(max(0, int(top) - _SCROLL_MARGIN_PX))
+        self.setTextCursor(cursor)
+
+    def offset_at_top(self) -> int:
+        """The stored-text offset of the first paragraph in view."""
+        if self._map is None:
+            return 0
+        # Ask the layout (document coordinates) rather than the viewport, which may
+        # not have caught up with the scroll bar when this runs.
+        y = self.verticalScrollBar().value() + _SCROLL_MARGIN_PX + 1
+        position = self.document().documentLayout().hitTest(QPointF(self.document().documentMargin() + 1, y),
+                                                             Qt.HitTestAccuracy.FuzzyHit)
+        block_start = self.document().findBlock(max(0, position)).position()
+        index = max(0, bisect_right(self._map.block_positions, block_start) - 1)
+        return self._map.paragraph_starts[index]
+
+    def is_offset_visible(self, offset: int) -> bool:
+        if self._map is None:
+            return False
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(self._map.to_document(offset))
+        rect = self.cursorRect(cursor)
+        return self.viewport().rect().intersects(rect)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_column()
+
+    def _fit_column(self) -> None:
+        """Keep lines at a readable length by centring a column in wide windows."""
+        column = self.fontMetrics().averageCharWidth() * READING_COLUMN_EM * 2
+        spare = max(0, self.width() - column - self.verticalScrollBar().sizeHint().width())
+        side = spare // 2
+        self.setViewportMargins(side, 0, side, 0)
+
+    def _report_position(self) -> None:
+        if self._map is not None:
+            self.positionChanged.emit(self.offset_at_top())

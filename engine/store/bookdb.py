@@ -1,0 +1,162 @@
+"""One book's SQLite database: metadata, the normalized text, parts, sections
+and paragraphs. WAL mode, so a reader (the desktop app) never blocks a writer
+(the indexer of later issues)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from ..book import Book, Paragraph, Part, Section
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE metadata (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE content (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    text TEXT NOT NULL
+);
+CREATE TABLE parts (
+    ordinal INTEGER PRIMARY KEY,
+    label TEXT NOT NULL,
+    title TEXT,
+    heading TEXT,
+    start INTEGER NOT NULL,
+    end INTEGER NOT NULL
+);
+CREATE TABLE sections (
+    ordinal INTEGER PRIMARY KEY,
+    label TEXT NOT NULL UNIQUE,
+    title TEXT,
+    heading TEXT,
+    number INTEGER,
+    kind TEXT NOT NULL,
+    start INTEGER NOT NULL,
+    end INTEGER NOT NULL,
+    body_start INTEGER NOT NULL,
+    part INTEGER REFERENCES parts(ordinal)
+);
+CREATE TABLE paragraphs (
+    id INTEGER PRIMARY KEY,
+    section INTEGER REFERENCES sections(ordinal),
+    start INTEGER NOT NULL,
+    end INTEGER NOT NULL,
+    kind TEXT NOT NULL
+);
+CREATE INDEX paragraphs_by_section ON paragraphs(section);
+CREATE INDEX paragraphs_by_start ON paragraphs(start);
+"""
+
+
+def connect(path: Path, readonly: bool = False) -> sqlite3.Connection:
+    if readonly:
+        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+    else:
+        connection = sqlite3.connect(path, check_same_thread=False)
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA synchronous=NORMAL")
+    connection.execute("PRAGMA foreign_keys=ON")
+    return connection
+
+
+def write_book(path: Path, book: Book) -> None:
+    """Create the database for a new book in one transaction."""
+    connection = connect(path)
+    try:
+        with connection:
+            connection.executescript(_SCHEMA)
+            connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            connection.executemany(
+                "INSERT INTO metadata(key, value) VALUES (?, ?)",
+                sorted(book.metadata.items()),
+            )
+            connection.execute("INSERT INTO metadata(key, value) VALUES ('book_id', ?)", (book.book_id,))
+            connection.execute("INSERT INTO content(id, text) VALUES (1, ?)", (book.text,))
+            connection.executemany(
+                "INSERT INTO parts VALUES (?, ?, ?, ?, ?, ?)",
+                [(p.ordinal, p.label, p.title, p.heading, p.start, p.end) for p in book.parts],
+            )
+            connection.executemany(
+                "INSERT INTO sections VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(s.ordinal, s.label, s.title, s.heading, s.number, s.kind, s.start, s.end, s.body_start, s.part)
+                 for s in book.sections],
+            )
+            connection.executemany(
+                "INSERT INTO paragraphs VALUES (?, ?, ?, ?, ?)",
+                [(p.id, p.section, p.start, p.end, p.kind) for p in book.paragraphs],
+            )
+        # Fold the write-ahead log into the file so the folder can be moved whole.
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        connection.close()
+
+
+class BookDatabase:
+    """Read access to a stored book."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._connection = connect(path, readonly=True)
+        version = self._connection.execute("PRAGMA user_version").fetchone()[0]
+        if version != SCHEMA_VERSION:
+            self._connection.close()
+            raise sqlite3.DatabaseError(f"{path}: book database version {version}, expected {SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        self._connection.close()
+
+    def __enter__(self) -> "BookDatabase":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def metadata(self) -> dict[str, str]:
+        return dict(self._connection.execute("SELECT key, value FROM metadata"))
+
+    def text(self) -> str:
+        return self._connection.execute("SELECT text FROM content WHERE id = 1").fetchone()[0]
+
+    def text_span(self, start: int, end: int) -> str:
+        # substr() is 1-based and counts characters, like Python slicing.
+        row = self._connection.execute(
+            "SELECT substr(text, ?, ?) FROM content WHERE id = 1", (start + 1, max(0, end - start))
+        ).fetchone()
+        return row[0]
+
+    def parts(self) -> list[Part]:
+        rows = self._connection.execute("SELECT ordinal, label, title, heading, start, end FROM parts ORDER BY ordinal")
+        return [Part(*row) for row in rows]
+
+    def sections(self) -> list[Section]:
+        rows = self._connection.execute(
+            "SELECT ordinal, label, title, heading, number, kind, start, end, body_start, part "
+            "FROM sections ORDER BY ordinal"
+        )
+        return [Section(*row) for row in rows]
+
+    def paragraphs(self, section: int | None = None) -> list[Paragraph]:
+        query = "SELECT id, start, end, kind, section FROM paragraphs"
+        if section is not None:
+            rows = self._connection.execute(query + " WHERE section = ? ORDER BY id", (section,))
+        else:
+            rows = self._connection.execute(query + " ORDER BY id")
+        return [Paragraph(*row) for row in rows]
+
+    def paragraph_counts(self) -> dict[int | None, tuple[int, int, int]]:
+        """Per section ordinal: (first paragraph id, last id, count)."""
+        rows = self._connection.execute(
+            "SELECT section, MIN(id), MAX(id), COUNT(*) FROM paragraphs GROUP BY section"
+        )
+        return {row[0]: (row[1], row[2], row[3]) for row in rows}
+
+    def load(self) -> Book:
+        metadata = self.metadata()
+        return Book(
+            book_id=metadata.pop("book_id"), text=self.text(), metadata=metadata,
+            sections=self.sections(), parts=self.parts(), paragraphs=self.paragraphs(),
+        )

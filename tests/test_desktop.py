@@ -1,0 +1,85 @@
+"""The first window, driven for real offscreen: it imports the bundled sample
+book off the UI thread, shows its contents and text, and scrolls to a section
+when one is clicked."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl  # noqa: E402
+from PySide6.QtGui import QDropEvent  # noqa: E402
+
+from desktop.app import create_application, open_initial_book  # noqa: E402
+from desktop.main_window import MainWindow  # noqa: E402
+from engine.store import Library  # noqa: E402
+
+
+@pytest.fixture
+def window(qtbot, chapterhouse_home):
+    create_application()
+    main = MainWindow(Library())
+    qtbot.addWidget(main)
+    main.resize(1100, 760)
+    main.show()
+    qtbot.waitExposed(main)
+    yield main
+    main.close()
+
+
+def _open_sample(qtbot, window):
+    with qtbot.waitSignal(window.bookOpened, timeout=20000) as opened:
+        open_initial_book(window, None)
+    return opened.args[0]
+
+
+def test_opens_the_sample_book_with_its_contents(qtbot, window):
+    book_id = _open_sample(qtbot, window)
+    assert window.library.has_book(book_id)
+    labels = [window.contents.topLevelItem(i).text(0) for i in range(window.contents.topLevelItemCount())]
+    assert labels == ["Beginning", "Stave I: Marley's Ghost", "Stave II: The First of the Three Spirits",
+                      "Stave III: The Second of the Three Spirits", "Stave IV: The Last of the Spirits",
+                      "Stave V: The End of It"]
+    assert window.reader.toPlainText().startswith("A CHRISTMAS CAROL")
+    assert "Marley was dead" in window.reader.toPlainText().replace("MARLEY", "Marley")
+    assert "Christmas Carol" in window.windowTitle()
+
+
+def test_clicking_a_section_scrolls_the_reader_to_it(qtbot, window):
+    _open_sample(qtbot, window)
+    stave_three = window.book.sections[2]
+    assert not window.reader.is_offset_visible(stave_three.start)
+    item = window.contents.section_item(3)
+    rect = window.contents.visualItemRect(item)
+    qtbot.mouseClick(window.contents.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.waitUntil(lambda: window.reader.is_offset_visible(stave_three.start), timeout=5000)
+    top = window.reader.cursorForPosition(QPoint(10, 20)).block().text()
+    assert top.startswith("STAVE III")
+    assert window.reader.offset_at_top() == stave_three.start
+    # Scrolling back up moves the contents' marker with the reader.
+    window.reader.scroll_to_offset(window.book.sections[0].body_start + 5)
+    qtbot.waitUntil(lambda: window.contents.currentItem() is window.contents.section_item(1), timeout=5000)
+
+
+def test_dropping_a_book_file_imports_and_opens_it(qtbot, window, fixtures):
+    path = fixtures / "black-beauty-excerpt.txt"
+    data = QMimeData()
+    data.setUrls([QUrl.fromLocalFile(str(path))])
+    event = QDropEvent(QPointF(200, 200), Qt.DropAction.CopyAction, data, Qt.MouseButton.NoButton,
+                       Qt.KeyboardModifier.NoModifier)
+    with qtbot.waitSignal(window.bookOpened, timeout=20000) as opened:
+        window.dropEvent(event)
+    assert window.library.summary(opened.args[0]).title == "Black Beauty"
+    assert window.contents.topLevelItem(1).text(0) == "Part I"
+    assert window.contents.topLevelItem(1).child(0).text(0) == "Chapter 1: My Early Home"
+
+
+def test_a_bad_file_shows_a_message_in_the_window(qtbot, window, tmp_path):
+    bad = tmp_path / "empty.epub"
+    bad.write_bytes(b"")
+    with qtbot.waitSignal(window.importFailed, timeout=10000):
+        window.import_file(bad)
+    assert window.banner.isVisible()
+    assert str(bad) in window.banner.label.text() and "file is empty" in window.banner.label.text()
+    assert window.library.list_books() == []

@@ -1,0 +1,77 @@
+"""EPUB 2 and 3, Gutenberg HTML, and ZIP archives holding a book."""
+
+from __future__ import annotations
+
+import pytest
+
+from book_files import prose, write_epub, zip_files
+from engine.importer import parse_book
+
+CHAPTERS = [
+    (["CHAPTER I.", "Down the Rabbit-Hole"], prose("Alice", 30)),
+    (["CHAPTER II.", "The Pool of Tears"], prose("the Rabbit", 30)),
+    (["CHAPTER III.", "A Caucus-Race"], prose("the Dodo", 30)),
+]
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_epub_sections_follow_its_table_of_contents(tmp_path, version):
+    path = write_epub(tmp_path / f"book{version}.epub", CHAPTERS, version=version, title="Wonderland",
+                      author="Lewis Carroll", front_matter=["A short note before the tale begins."])
+    book = parse_book(path)
+    assert book.metadata["source_format"] == "epub"
+    assert book.metadata["sections_method"] == "epub-toc"
+    assert book.metadata["title"] == "Wonderland"
+    assert book.metadata["author"] == "Lewis Carroll"
+    assert book.metadata["language"] == "en"
+    if version == 2:
+        assert book.metadata["gutenberg_id"] == "99999"
+    assert [(s.label, s.title) for s in book.sections] == [
+        ("Chapter I", "Down the Rabbit-Hole"), ("Chapter II", "The Pool of Tears"), ("Chapter III", "A Caucus-Race")]
+    for section, (_, paragraphs) in zip(book.sections, CHAPTERS):
+        text = book.text[section.start:section.end]
+        assert text.startswith("CHAPTER")
+        assert paragraphs[0] in text and paragraphs[-1] in text
+        # XHTML paragraphs stay paragraphs.
+        inside = [p for p in book.paragraphs if p.section == section.ordinal and p.kind != "heading"]
+        assert [book.text[p.start:p.end] for p in inside] == paragraphs
+    assert book.text.index("A short note") < book.sections[0].start
+
+
+def test_epub_toc_with_unnumbered_chapter_sized_entries(tmp_path):
+    chapters = [([title], prose(title, 120)) for title in ("The Storm", "The Wreck", "The Island")]
+    book = parse_book(write_epub(tmp_path / "named.epub", chapters, version=3))
+    assert [s.label for s in book.sections] == ["The Storm", "The Wreck", "The Island"]
+    assert book.metadata["sections_method"] == "epub-toc"
+
+
+def test_gutenberg_html(fixtures):
+    book = parse_book(fixtures / "call-of-the-wild-excerpt.html")
+    assert book.metadata["source_format"] == "html"
+    assert book.metadata["title"] == "The Call of the Wild"
+    assert book.metadata["author"] == "Jack London"
+    assert book.metadata["gutenberg_id"] == "215"
+    assert [(s.label, s.title) for s in book.sections] == [
+        ("Chapter I", "Into the Primitive"), ("Chapter II", "The Law of Club and Fang"),
+        ("Chapter III", "The Dominant Primordial Beast")]
+    # Header, licence, contents table, caption and page numbers are all gone.
+    for gone in ("Project Gutenberg", "LICENSE", "Contents", "Illustration", "[Pg 7]"):
+        assert gone not in book.text
+    verse = [p for p in book.paragraphs if p.kind == "verse"]
+    assert book.text[verse[0].start:verse[0].end].startswith("\u201cOld longings nomadic leap,\nChafing")
+
+
+@pytest.mark.parametrize("inner", ["txt", "html", "epub"])
+def test_zip_holding_one_book(tmp_path, fixtures, inner):
+    if inner == "txt":
+        source = fixtures / "black-beauty-excerpt.txt"
+    elif inner == "html":
+        source = fixtures / "call-of-the-wild-excerpt.html"
+    else:
+        source = write_epub(tmp_path / "inner.epub", CHAPTERS)
+    direct = parse_book(source)
+    archive = zip_files(tmp_path / "book.zip", {f"folder/{source.name}": source.read_bytes(),
+                                                "folder/images/cover.jpg": b"\xff\xd8\xff\xe0 not really"})
+    zipped = parse_book(archive)
+    assert zipped.book_id == direct.book_id
+    assert [s.label for s in zipped.sections] == [s.label for s in direct.sections]

@@ -1,0 +1,163 @@
+"""Per-book storage: folders, SQLite in WAL mode, manifest, idempotent import,
+and no half-stored book after a crash or a kill."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.book import text_id
+from engine.store import Library
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_book_is_stored_in_its_own_folder(library, sample_book, chapterhouse_home):
+    result = library.import_book(sample_book)
+    assert result.created
+    folder = chapterhouse_home / "books" / result.book_id
+    assert (folder / "original" / sample_book.name).read_bytes() == sample_book.read_bytes()
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["format_version"] == 1
+    assert manifest["book_id"] == result.book_id
+    assert manifest["sections"] == 5
+    assert manifest["source_file"] == sample_book.name
+
+    connection = sqlite3.connect(folder / "book.sqlite")
+    assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    text = connection.execute("SELECT text FROM content").fetchone()[0]
+    assert text_id(text) == result.book_id
+    rows = connection.execute("SELECT ordinal, label, start, end FROM sections ORDER BY ordinal").fetchall()
+    assert [row[1] for row in rows] == ["Stave I", "Stave II", "Stave III", "Stave IV", "Stave V"]
+    assert all(text[start:end].startswith("STAVE") for _, _, start, end in rows)
+    paragraphs = connection.execute("SELECT COUNT(*), COUNT(section) FROM paragraphs").fetchone()
+    assert paragraphs[0] > paragraphs[1] > 100  # front matter paragraphs belong to no section
+    connection.close()
+
+
+def test_stored_book_reads_back_equal(library, sample_book):
+    from engine.importer import parse_book
+
+    book_id = library.import_book(sample_book).book_id
+    stored = library.load(book_id)
+    parsed = parse_book(sample_book)
+    assert stored.text == parsed.text
+    assert stored.sections == parsed.sections
+    assert stored.paragraphs == parsed.paragraphs
+    assert stored.metadata["title"] == "A Christmas Carol: A Ghost Story of Christmas"
+    with library.open(book_id) as database:
+        section = database.sections()[2]
+        assert database.text_span(section.start, section.end) == stored.text[section.start:section.end]
+        assert [p.section for p in database.paragraphs(section=3)] == [3] * len(database.paragraphs(section=3))
+
+
+def test_reimport_is_a_no_op_and_another_edition_is_another_book(library, sample_book, tmp_path):
+    first = library.import_book(sample_book)
+    folder = library.folder(first.book_id)
+    stamp = (folder / "manifest.json").stat().st_mtime_ns
+    copy = tmp_path / "renamed-copy.txt"
+    copy.write_bytes(sample_book.read_bytes().replace(b"\r\n", b"\n"))  # same text, other bytes
+    again = library.import_book(copy)
+    assert not again.created and again.book_id == first.book_id
+    assert (folder / "manifest.json").stat().st_mtime_ns == stamp
+    assert len(library.list_books()) == 1
+
+    edition = tmp_path / "other-edition.txt"
+    edition.write_bytes(sample_book.read_bytes().replace(b"Scrooge", b"Mr. Scrooge", 1))
+    other = library.import_book(edition)
+    assert other.created and other.book_id != first.book_id
+    assert len(library.list_books()) == 2
+
+
+def test_resolve_by_id_prefix_title_and_path(library, sample_book, tmp_path):
+    book_id = library.import_book(sample_book).book_id
+    assert library.resolve(book_id) == book_id
+    assert library.resolve(book_id[:6]) == book_id
+    assert library.resolve("a christmas carol") == book_id
+    assert library.resolve(str(sample_book)) == book_id
+    from engine.errors import BookNotFoundError
+
+    with pytest.raises(BookNotFoundError):
+        library.resolve("no such book")
+
+
+def test_remove_deletes_the_book_and_only_it(library, sample_book, fixtures):
+    keep = library.import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    gone = library.import_book(sample_book).book_id
+    library.remove(gone)
+    assert [b.book_id for b in library.list_books()] == [keep]
+    assert not (library.books_dir / gone).exists()
+    assert [p.name for p in library.books_dir.iterdir()] == [keep]
+
+
+# A child process that imports a book and is killed with SIGKILL while the
+# database is half written (it blocks at that point until killed).
+_CHILD = r"""
+import sys, time
+from pathlib import Path
+import engine.store.library as library_module
+from engine.store import Library
+
+real_write_book = library_module.write_book
+
+def write_then_hang(path, book):
+    real_write_book(path, book)
+    Path(sys.argv[2]).write_text(str(path))
+    time.sleep(600)
+
+if sys.argv[3] == "hang-after-database":
+    library_module.write_book = write_then_hang
+Library().import_book(sys.argv[1])
+"""
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGKILL is POSIX")
+def test_killed_import_leaves_no_half_stored_book_and_can_be_redone(library, sample_book, chapterhouse_home, tmp_path):
+    marker = tmp_path / "reached"
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, str(sample_book), str(marker), "hang-after-database"],
+        cwd=ROOT, env={**os.environ, "CHAPTERHOUSE_HOME": str(chapterhouse_home)},
+    )
+    deadline = time.time() + 60
+    while not marker.exists() and time.time() < deadline and child.poll() is None:
+        time.sleep(0.05)
+    assert marker.exists(), "the child never reached the database write"
+    staging = Path(marker.read_text()).parent
+    assert staging.exists() and staging.name.startswith(".staging-")
+    child.send_signal(signal.SIGKILL)
+    child.wait(10)
+
+    reopened = Library()
+    assert reopened.list_books() == []
+    assert not staging.exists(), "the dead import's staging folder was not swept"
+    result = reopened.import_book(sample_book)
+    assert result.created and len(reopened.load(result.book_id).sections) == 5
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGKILL is POSIX")
+@pytest.mark.parametrize("delay", [0.0, 0.15, 0.3, 0.45, 0.6])
+def test_kill_at_any_moment_leaves_the_library_consistent(sample_book, chapterhouse_home, tmp_path, delay, fixtures):
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, str(sample_book), str(tmp_path / "unused"), "plain"],
+        cwd=ROOT, env={**os.environ, "CHAPTERHOUSE_HOME": str(chapterhouse_home)},
+    )
+    time.sleep(delay)
+    child.send_signal(signal.SIGKILL)
+    child.wait(10)
+    library = Library()
+    books = library.list_books()
+    assert len(books) <= 1
+    for book in books:  # whatever is listed is whole
+        stored = library.load(book.book_id)
+        assert len(stored.sections) == 5 and stored.text.startswith("A CHRISTMAS CAROL")
+    assert not [p for p in library.books_dir.iterdir() if p.name.startswith(".")]
+    result = library.import_book(sample_book)
+    assert result.created == (not books)
