@@ -12,15 +12,17 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from PySide6.QtCore import QCoreApplication, QPointF, Qt, Signal
-from PySide6.QtGui import QFont, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument, QTextFormat
+from PySide6.QtCore import QCoreApplication, QPointF, Qt, QTimer, Signal
+from PySide6.QtGui import QFont, QFontMetricsF, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument, QTextFormat
 from PySide6.QtWidgets import QTextBrowser, QTextEdit
 
 from engine.book import Book
 
 READING_COLUMN_EM = 38  # characters per line that stay comfortable to read
+DOCUMENT_MARGIN = 24
 _LINE_SEPARATOR = "\u2028"  # a line break inside one paragraph (verse, two-line headings)
 _SCROLL_MARGIN_PX = 12
+_LAYOUT_BLOCKS_PER_STEP = 50
 
 
 @dataclass
@@ -52,11 +54,17 @@ def reader_font() -> QFont:
     return font
 
 
+def reading_width() -> int:
+    """Width of the reading column in pixels (text plus document margins)."""
+    metrics = QFontMetricsF(reader_font())
+    return int(metrics.averageCharWidth() * READING_COLUMN_EM * 2 + 2 * DOCUMENT_MARGIN)
+
+
 def build_document(book: Book) -> tuple[QTextDocument, OffsetMap]:
     """Lay the book out as a QTextDocument (safe to call off the UI thread)."""
     document = QTextDocument()
     document.setDefaultFont(reader_font())
-    document.setDocumentMargin(24)
+    document.setDocumentMargin(DOCUMENT_MARGIN)
     document.setUndoRedoEnabled(False)
     cursor = QTextCursor(document)
 
@@ -113,17 +121,42 @@ class ReaderView(QTextBrowser):
         self.setLineWrapMode(QTextEdit.LineWrapMode.WidgetWidth)
         self.setFrameShape(QTextBrowser.Shape.NoFrame)
         self.setFont(reader_font())
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.setPlaceholderText("Open a book to start reading.")
         self._map: OffsetMap | None = None
         self._document: QTextDocument | None = None
         self.verticalScrollBar().valueChanged.connect(self._report_position)
+        self._layout_timer = QTimer(self)
+        self._layout_timer.setInterval(0)
+        self._layout_timer.timeout.connect(self._lay_out_ahead)
+        self._laid_out_until = None
 
     def show_book(self, document: QTextDocument, offsets: OffsetMap) -> None:
+        previous = self._document
         document.setParent(self)
         self._document = document
         self._map = offsets
         self.setDocument(document)
+        if previous is not None:
+            previous.deleteLater()
         self._fit_column()
+        self._laid_out_until = self.document().firstBlock()
+        self._layout_timer.start()
+
+    def _lay_out_ahead(self) -> None:
+        """Lay the book out a slice at a time while the reader is idle, so that
+        jumping to a late chapter does not stall the window laying out all the
+        ones before it."""
+        layout = self.document().documentLayout()
+        block = self._laid_out_until
+        for _ in range(_LAYOUT_BLOCKS_PER_STEP):
+            if not block.isValid():
+                self._layout_timer.stop()
+                return
+            block = block.next()
+        if block.isValid():
+            layout.blockBoundingRect(block)
+        self._laid_out_until = block
 
     def has_book(self) -> bool:
         return self._map is not None
@@ -167,11 +200,12 @@ class ReaderView(QTextBrowser):
         self._fit_column()
 
     def _fit_column(self) -> None:
-        """Keep lines at a readable length by centring a column in wide windows."""
-        column = self.fontMetrics().averageCharWidth() * READING_COLUMN_EM * 2
-        spare = max(0, self.width() - column - self.verticalScrollBar().sizeHint().width())
-        side = spare // 2
-        self.setViewportMargins(side, 0, side, 0)
+        """Keep lines at a readable length by centring a column in wide windows.
+        The column is exactly the width the document was laid out at, so showing
+        it needs no new layout."""
+        available = self.width() - 2 * self.frameWidth() - self.verticalScrollBar().sizeHint().width()
+        spare = max(0, available - reading_width())
+        self.setViewportMargins(spare // 2, 0, spare - spare // 2, 0)
 
     def _report_position(self) -> None:
         if self._map is not None:

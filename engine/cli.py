@@ -196,11 +196,11 @@ def _remove(args) -> int:
 
 
 def _gui(args) -> int:
-    try:
-        from desktop.app import run
-    except ImportError as error:
-        raise ChapterhouseError(f"the desktop app is not available ({error})") from None
-    return run(args.book)
+    # The engine never loads Qt: the desktop app runs as its own process.
+    import subprocess
+
+    command = [sys.executable, "-m", "desktop"] + ([args.book] if args.book else [])
+    return subprocess.call(command)
 
 
 def _utf8_output() -> None:

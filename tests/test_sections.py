@@ -132,3 +132,14 @@ def test_text_without_headings_gets_synthetic_sections(tmp_path):
     assert book.sections[0].start == 0 and book.sections[-1].end == len(book.text)
     for before, after in zip(book.sections, book.sections[1:]):
         assert book.text[before.end:after.start] == "\n\n"
+
+
+def test_heading_glued_to_its_first_paragraph(tmp_path):
+    body = "".join(
+        f"CHAPTER {n}.\n" + "\n".join(prose(n, 5)[0][i:i + 70] for i in range(0, 280, 70)) + "\n\n"
+        + _chapter_text(n) + "\n\n"
+        for n in ("I", "II", "III")
+    )
+    book = _book(tmp_path, body)
+    assert [s.label for s in book.sections] == ["Chapter I", "Chapter II", "Chapter III"]
+    assert book.text[book.sections[1].start:].startswith("CHAPTER II.\n\nThe morning was grey")

@@ -186,7 +186,9 @@ def smart_title(text: str) -> str:
 
 
 def _capitalize(word: str) -> str:
-    """"marley's" -> "Marley's", "(the" -> "(The", "m.d." -> "M.D."."""
+    """"marley's" -> "Marley's", "(the" -> "(The", "p.c." -> "P.C."."""
+    if re.fullmatch(r"(?:[a-z]\.){2,}", word):
+        return word.upper()
     for index, char in enumerate(word):
         if char.isalpha():
             return word[:index] + char.upper() + word[index + 1:]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from .document import PROSE, VERSE, Block, SourceDocument
+from ..structure.headings import parse_heading
 from .gutenberg import find_body, is_production_note
 
 # Captions do not nest brackets; a dozen lines is longer than any real one.
@@ -52,11 +53,28 @@ def split_blocks(lines: list[str], first_line_number: int = 1) -> list[Block]:
             current = []
     if current:
         blocks.append(Block(lines=current, source_line=first_line_number + current_start))
+    blocks = [piece for block in blocks for piece in _split_glued_heading(block)]
     width = _wrap_width(lines)
     for block in blocks:
         if _is_verse(block.lines, width):
             block.kind = VERSE
     return blocks
+
+
+def _split_glued_heading(block: Block) -> list[Block]:
+    """"CHAPTER IV." with the chapter's prose right under it, no blank line
+    between: the heading becomes a block of its own."""
+    if len(block.lines) < 3:
+        return [block]
+    heading = parse_heading(block.lines[0])
+    if heading is None or heading.kind == "number" or len(block.lines[0].strip()) > 60:
+        return [block]
+    rest = block.lines[1:]
+    if sum(len(line) for line in rest) / len(rest) < 40:
+        return [block]  # short lines under it: a heading with its title, or verse
+    line = block.source_line
+    return [Block(lines=block.lines[:1], source_line=line),
+            Block(lines=rest, source_line=line + 1 if line is not None else None)]
 
 
 def _wrap_width(lines: list[str]) -> int:
