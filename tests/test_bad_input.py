@@ -138,8 +138,9 @@ def test_bad_file_is_refused_with_its_name_and_reason_and_nothing_is_stored(tmp_
     assert [b.title for b in library.list_books()] == ["A Christmas Carol: A Ghost Story of Christmas"]
 
 
-def test_command_line_reports_bad_input_in_one_line_with_exit_code_2(tmp_path, chapterhouse_home):
-    path, reason = _zip_climbing_out(tmp_path)
+@pytest.mark.parametrize("make_bad_file", BAD_FILES, ids=lambda f: f.__name__.strip("_"))
+def test_command_line_reports_bad_input_in_one_line_with_exit_code_2(tmp_path, chapterhouse_home, make_bad_file):
+    path, reason = make_bad_file(tmp_path)
     result = subprocess.run(
         [sys.executable, "-m", "engine", "import", str(path)], capture_output=True, text=True, cwd=ROOT,
         env={**os.environ, "CHAPTERHOUSE_HOME": str(chapterhouse_home)},
@@ -166,3 +167,14 @@ def test_utf16_without_byte_order_mark_is_text_not_binary(tmp_path, library):
     result = library.import_book(path)
     assert result.created and "The first chapter." in library.load(result.book_id).text
 
+
+
+def test_font_obfuscation_is_not_drm(tmp_path, library):
+    encryption = b"""<?xml version="1.0"?>
+<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" xmlns:enc="http://www.w3.org/2001/04/xmlenc#">
+<enc:EncryptedData><enc:EncryptionMethod Algorithm="http://www.idpf.org/2008/embedding"/>
+<enc:CipherData><enc:CipherReference URI="OEBPS/fonts/serif.otf"/></enc:CipherData></enc:EncryptedData>
+</encryption>"""
+    path = write_epub(tmp_path / "fonts.epub", [(["CHAPTER I."], prose("x")), (["CHAPTER II."], prose("y"))],
+                      extra_members={"META-INF/encryption.xml": encryption})
+    assert library.import_book(path).created

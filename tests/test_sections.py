@@ -143,3 +143,14 @@ def test_heading_glued_to_its_first_paragraph(tmp_path):
     book = _book(tmp_path, body)
     assert [s.label for s in book.sections] == ["Chapter I", "Chapter II", "Chapter III"]
     assert book.text[book.sections[1].start:].startswith("CHAPTER II.\n\nThe morning was grey")
+
+
+def test_a_stack_of_headings_is_not_a_listing(tmp_path):
+    body = ""
+    for volume in ("I", "II"):
+        body += f"VOLUME {volume}\n\nBOOK {volume}\n\n"
+        body += "".join(f"CHAPTER {n}\n\n{_chapter_text(volume + n)}\n\n" for n in ("I", "II"))
+    book = _book(tmp_path, body)
+    assert len(book.sections) == 4
+    assert book.text.startswith("VOLUME I\n\nBOOK I\n\nCHAPTER I")
+    assert book.sections[0].label.endswith("Chapter I")

@@ -19,7 +19,7 @@ _LISTING_HEAD = re.compile(
     re.IGNORECASE,
 )
 # "Out to Sea ........ 23" or "Out to Sea      23": a trailing page number.
-_PAGE_NUMBER = re.compile(r"(?:\s*\.{2,}\s*|\s{2,}|\s+)(?:\d{1,4}|[ivxlc]{1,6})\s*$")
+_PAGE_NUMBER = re.compile(r"(?:\s*\.{2,}\s*|\s{2,})(?:\d{1,4}|[ivxlc]{1,6})\s*$")
 _MAX_ENTRY_CHARS = 100
 
 
@@ -37,7 +37,7 @@ class Contents:
     blocks: set[int] = field(default_factory=set)
     entries: list[ContentsEntry] = field(default_factory=list)
 
-    def titles_by_number(self, kind_level: str = "section") -> dict[int, str]:
+    def titles_by_number(self) -> dict[int, str]:
         titles: dict[int, str] = {}
         for entry in self.entries:
             heading = entry.heading
@@ -150,10 +150,10 @@ def _give_back_opening_heading(blocks: list[Block], read: list) -> None:
 
 
 def _entry(line: str, container: int | None) -> ContentsEntry | None:
-    text = " ".join(line.split())
-    if not text:
+    if not line.strip():
         return None
-    text = _PAGE_NUMBER.sub("", text) if len(text) > 6 else text
+    # Page numbers are set apart by dot leaders or a wide gap: look before joining spaces.
+    text = " ".join(_PAGE_NUMBER.sub("", line.strip()).split()) or " ".join(line.split())
     heading = parse_heading(text, in_listing=True)
     if heading is not None:
         if heading.is_container:

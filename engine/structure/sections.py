@@ -137,7 +137,13 @@ def _without_listings(blocks: list[Block], found: list[_Candidate], dropped: set
             runs[-1].append(index)
         else:
             runs.append([index])
-    listed_members = {member for run in runs if len(run) >= 3 for member in run}
+    # "VOLUME I / BOOK I / CHAPTER I" is a heading stack, not a listing: count
+    # only section-level headings.
+    listed_members = {
+        member for run in runs
+        if sum(1 for k in run if not found[k].heading.is_container) >= 3
+        for member in run
+    }
     in_run = [index in listed_members for index in range(len(found))]
     kept = [candidate for candidate, listed in zip(found, in_run) if not listed]
     listed_blocks = [candidate.block for candidate, listed in zip(found, in_run) if listed]
@@ -198,8 +204,7 @@ def _from_headings(blocks: list[Block], dropped: set[int], contents: Contents) -
     best: list[_Candidate] = []
     best_key: tuple | None = None
     for key, members in families.items():
-        if key[0] in CONTAINER_KINDS or key[0] in ("prologue", "epilogue", "afterword", "postscript", "envoi") \
-                or key[0] in FRONT_KINDS:
+        if key[0] in CONTAINER_KINDS or key[0] in SPECIAL_KINDS:
             continue
         chain = _sequence(members, all_containers)
         # Named keywords ("CHAPTER") beat bare numerals on a tie.
