@@ -5,6 +5,7 @@
     chapterhouse sections BOOK [--json]
     chapterhouse text BOOK             the stored normalized text
     chapterhouse remove BOOK           delete a book and everything stored for it
+    chapterhouse models ...            the model catalogue: list, use, remote, download, check
     chapterhouse gui [BOOK]            the desktop app
 
 BOOK is a book id (or a unique prefix of one), a unique title, or a book file's
@@ -69,6 +70,10 @@ def _parser() -> argparse.ArgumentParser:
     command = commands.add_parser("remove", help="remove a book and everything stored for it")
     command.add_argument("book", metavar="BOOK")
     command.set_defaults(handler=_remove)
+
+    from .models_cli import add_parser as add_models_parser
+
+    add_models_parser(commands)
 
     command = commands.add_parser("gui", help="start the desktop app")
     command.add_argument("book", metavar="BOOK", nargs="?")

@@ -46,3 +46,8 @@ def resources_dir() -> Path:
 
 def sample_book_path() -> Path:
     return resources_dir() / "sample" / "a-christmas-carol.txt"
+
+
+def models_catalogue_path() -> Path:
+    """The catalogue of known models: models/catalogue.json in the project."""
+    return resources_dir().parent / "models" / "catalogue.json"

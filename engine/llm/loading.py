@@ -1,0 +1,127 @@
+"""Turning the user's model settings into a running generator and embedder.
+
+Loaded models are kept for the life of the process (loading takes seconds and
+hundreds of megabytes), keyed by what was loaded, so every caller shares them.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from .catalogue import EMBEDDER, GENERATOR, Catalogue
+from .embedder import Embedder, OnnxEmbedder, read_folder
+from .errors import ModelError
+from .generator import Generator
+from .settings import CATALOGUE, FILE, FOLDER, REMOTE, ModelChoice, ModelSettings
+
+_lock = threading.Lock()
+_loaded: dict[tuple, object] = {}
+
+
+def generator_spec(settings: ModelSettings, catalogue: Catalogue | None = None) -> dict:
+    """What `open_generator` would load: backend and arguments, without loading."""
+    choice = settings.generator
+    if choice.source == REMOTE:
+        if choice.endpoint is None:
+            raise ModelError("settings", "a remote generator needs an endpoint URL")
+        return {"backend": "remote", "endpoint": choice.endpoint}
+    if choice.source == FILE:
+        path, model_id, context = Path(choice.path or ""), Path(choice.path or "").stem, settings.context_size
+    else:
+        model = _catalogue_model(catalogue, choice, GENERATOR)
+        path = model.main_file()
+        if path is None:
+            raise _not_installed(model)
+        model_id, context = model.id, settings.context_size
+    return {"backend": "llama.cpp", "path": path, "model_id": model_id, "context_size": context,
+            "gpu_layers": settings.gpu_layers, "threads": settings.threads}
+
+
+def embedder_spec(settings: ModelSettings, catalogue: Catalogue | None = None) -> dict:
+    choice = settings.embedder
+    if choice.source == REMOTE:
+        if choice.endpoint is None:
+            raise ModelError("settings", "a remote embedder needs an endpoint URL")
+        return {"backend": "remote", "endpoint": choice.endpoint}
+    if choice.source == FOLDER:
+        folder = Path(choice.path or "")
+        spec = read_folder(folder)
+        spec.update(backend="onnx", model_id=folder.name, threads=settings.threads)
+        return spec
+    model = _catalogue_model(catalogue, choice, EMBEDDER)
+    path = model.main_file()
+    if path is None:
+        raise _not_installed(model)
+    return {"backend": "onnx", "model_path": path, "tokenizer_path": model.tokenizer_path(), "model_id": model.id,
+            "max_tokens": model.max_tokens or 256, "pooling": model.pooling, "query_prefix": model.query_prefix,
+            "threads": settings.threads}
+
+
+def open_generator(settings: ModelSettings | None = None) -> Generator:
+    spec = generator_spec(settings or ModelSettings.load())
+    return _cached(("generator", _key(spec)), lambda: _build_generator(spec))
+
+
+def open_embedder(settings: ModelSettings | None = None) -> Embedder:
+    spec = embedder_spec(settings or ModelSettings.load())
+    return _cached(("embedder", _key(spec)), lambda: _build_embedder(spec))
+
+
+def release_all() -> None:
+    """Close every loaded model (settings changed, or the app is quitting)."""
+    with _lock:
+        for model in _loaded.values():
+            model.close()
+        _loaded.clear()
+
+
+def _build_generator(spec: dict) -> Generator:
+    if spec["backend"] == "remote":
+        from .remote import RemoteGenerator
+
+        return RemoteGenerator(spec["endpoint"])
+    from .llama import LlamaGenerator
+
+    return LlamaGenerator(spec["path"], model_id=spec["model_id"], context_size=spec["context_size"],
+                          gpu_layers=spec["gpu_layers"], threads=spec["threads"])
+
+
+def _build_embedder(spec: dict) -> Embedder:
+    if spec["backend"] == "remote":
+        from .remote import RemoteEmbedder
+
+        return RemoteEmbedder(spec["endpoint"])
+    arguments = {k: v for k, v in spec.items() if k != "backend"}
+    return OnnxEmbedder(**arguments)
+
+
+def _cached(key: tuple, build):
+    with _lock:
+        if key not in _loaded:
+            _loaded[key] = build()
+        return _loaded[key]
+
+
+def _key(spec: dict) -> tuple:
+    return tuple(sorted((k, repr(v)) for k, v in spec.items()))
+
+
+def _catalogue_model(catalogue: Catalogue | None, choice: ModelChoice, role: str):
+    catalogue = catalogue or Catalogue.load()
+    model = catalogue.get(choice.id) if choice.id else catalogue.default(role)
+    if model.role != role:
+        raise ModelError(model.id, f"is a {model.role}, not a {role}")
+    return model
+
+
+def _not_installed(model) -> ModelError:
+    if model.default:
+        return ModelError(model.id, f"the embedded default model is missing: reinstall Chapterhouse "
+                                    f"(pip package {model.python_package})")
+    return ModelError(model.id, f"not installed; run `chapterhouse models download {model.id}` "
+                                "or choose a file with `chapterhouse models use PATH`")
+
+
+__all__ = ["open_generator", "open_embedder", "release_all", "generator_spec", "embedder_spec",
+           "CATALOGUE", "FILE", "FOLDER", "REMOTE"]

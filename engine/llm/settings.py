@@ -1,0 +1,97 @@
+"""Which models the user chose, and how to run them, stored as JSON in the
+user's config dir (models.json). Written atomically: a crash mid-save keeps
+the previous choice."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..paths import config_dir
+from .errors import ModelError
+from .remote import EndpointSettings
+
+CATALOGUE, FILE, FOLDER, REMOTE = "catalogue", "file", "folder", "remote"
+SETTINGS_FILE = "models.json"
+
+
+@dataclass
+class ModelChoice:
+    """A catalogue model, a file (GGUF) or folder (ONNX) of the user's, or an endpoint."""
+
+    source: str = CATALOGUE
+    id: str | None = None  # catalogue id; None means the default
+    path: str | None = None
+    endpoint: EndpointSettings | None = None
+
+    def describe(self) -> str:
+        if self.source == REMOTE and self.endpoint:
+            return f"{self.endpoint.model or 'default model'} at {self.endpoint.url}"
+        if self.source in (FILE, FOLDER):
+            return str(self.path)
+        return self.id or "default"
+
+
+@dataclass
+class ModelSettings:
+    generator: ModelChoice = field(default_factory=ModelChoice)
+    embedder: ModelChoice = field(default_factory=ModelChoice)
+    gpu_layers: str | int = "auto"  # "auto": all layers when the build can offload; or a count
+    threads: int | None = None  # None: llama.cpp and ONNX Runtime choose
+    context_size: int | None = None  # None: the model's own, at most 8k
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> "ModelSettings":
+        path = path or settings_path()
+        if not path.exists():
+            return cls()
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return cls(
+                generator=_choice(data.get("generator")),
+                embedder=_choice(data.get("embedder")),
+                gpu_layers=data.get("gpu_layers", "auto"),
+                threads=data.get("threads"),
+                context_size=data.get("context_size"),
+            )
+        except (ValueError, TypeError, AttributeError) as error:
+            raise ModelError(path, f"model settings are unreadable ({error}); fix or delete the file") from None
+
+    def save(self, path: Path | None = None) -> Path:
+        path = path or settings_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(".tmp")
+        with open(temporary, "w", encoding="utf-8") as handle:
+            json.dump(asdict(self), handle, indent=2)
+            handle.write("\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+        return path
+
+    def choice(self, role: str) -> ModelChoice:
+        return self.generator if role == "generator" else self.embedder
+
+    def set_choice(self, role: str, choice: ModelChoice) -> None:
+        if role == "generator":
+            self.generator = choice
+        else:
+            self.embedder = choice
+
+
+def settings_path() -> Path:
+    return config_dir() / SETTINGS_FILE
+
+
+def _choice(data: dict | None) -> ModelChoice:
+    if not data:
+        return ModelChoice()
+    endpoint = data.get("endpoint")
+    return ModelChoice(
+        source=data.get("source", CATALOGUE),
+        id=data.get("id"),
+        path=data.get("path"),
+        endpoint=EndpointSettings(**endpoint) if endpoint else None,
+    )

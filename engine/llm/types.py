@@ -1,0 +1,127 @@
+"""What the generator and embedder interfaces speak: messages, options, results,
+cancellation. Shared by the local (llama.cpp, ONNX Runtime) and remote
+(OpenAI-compatible HTTP) backends."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+SYSTEM, USER, ASSISTANT = "system", "user", "assistant"
+
+# What to do when a prompt does not fit the context window.
+TRUNCATE_ERROR = "error"  # refuse, saying by how much it is over
+TRUNCATE_LONGEST_END = "truncate-longest-end"  # cut the end of the longest message
+TRUNCATE_LONGEST_START = "truncate-longest-start"  # cut the start of the longest message
+TRUNCATION_POLICIES = (TRUNCATE_ERROR, TRUNCATE_LONGEST_END, TRUNCATE_LONGEST_START)
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    role: str
+    content: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"role": self.role, "content": self.content}
+
+
+@dataclass
+class GenerationOptions:
+    max_tokens: int = 256
+    temperature: float = 0.0  # 0 is greedy: with a fixed seed, the same output every time
+    seed: int = 0
+    top_p: float = 0.95
+    top_k: int = 40
+    repeat_penalty: float = 1.0
+    json_schema: dict[str, Any] | None = None  # constrain the output to JSON of this schema
+    stop: tuple[str, ...] = ()
+    truncation: str = TRUNCATE_ERROR
+
+    def __post_init__(self) -> None:
+        if self.truncation not in TRUNCATION_POLICIES:
+            raise ValueError(f"unknown truncation policy {self.truncation!r}; use one of {TRUNCATION_POLICIES}")
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int = 0
+    # Of the prompt, tokens whose state was kept from the previous call (a shared
+    # prefix), and tokens actually processed this time.
+    reused_prompt_tokens: int = 0
+    processed_prompt_tokens: int = 0
+    completion_tokens: int = 0
+    truncated_tokens: int = 0  # cut from the prompt by the truncation policy
+
+
+@dataclass
+class Timings:
+    prompt_seconds: float = 0.0
+    first_token_seconds: float | None = None  # from the call to the first generated text
+    generation_seconds: float = 0.0
+    total_seconds: float = 0.0
+
+
+@dataclass
+class Completion:
+    text: str
+    finish_reason: str  # stop | length | cancelled
+    usage: Usage = field(default_factory=Usage)
+    timings: Timings = field(default_factory=Timings)
+    data: Any = None  # the parsed JSON when a schema was given and the output is complete
+    model: str = ""
+
+
+class CancelToken:
+    """Set from any thread; generation stops at the next prompt batch or token."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+
+class GenerationStream:
+    """Iterate for text as it is generated; afterwards `result` is the Completion."""
+
+    def __init__(self, pieces: Callable[["GenerationStream"], Iterator[str]]):
+        self.result: Completion | None = None
+        self._pieces = pieces(self)
+
+    def __iter__(self) -> Iterator[str]:
+        return self._pieces
+
+    def finish(self) -> Completion:
+        for _ in self._pieces:
+            pass
+        assert self.result is not None
+        return self.result
+
+
+@dataclass
+class DeviceInfo:
+    """Where a model runs, as llama.cpp (or the server) reports it."""
+
+    backend: str  # llama.cpp | onnxruntime | remote
+    device: str  # "CPU", "CUDA0 (NVIDIA H200)", "Metal", "http://127.0.0.1:8080"
+    gpu_layers: int = 0
+    total_layers: int | None = None
+    gpu_available: bool = False
+    notice: str | None = None  # e.g. the GPU failed and the model fell back to the CPU
+
+    def describe(self) -> str:
+        if self.backend == "remote":
+            return f"remote endpoint {self.device}"
+        text = self.device
+        if self.backend == "llama.cpp" and not self.gpu_available:
+            text += " (this llama.cpp build has no GPU support)"
+        elif self.total_layers:
+            text += f", {self.gpu_layers}/{self.total_layers} layers on the GPU"
+        if self.notice:
+            text += f" ({self.notice})"
+        return text
