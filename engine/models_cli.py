@@ -218,6 +218,11 @@ def download_catalogue_model(args) -> int:
 
     folder = download_model(model, progress=progress)
     sys.stderr.write("\n")
+    from .llm.download import file_sha256
+
+    for item in model.files:
+        if item.sha256 is None:
+            print(f"{item.name}: sha256 {file_sha256(folder / item.name)} (the catalogue has none to check against)")
     print(f"downloaded {model.id} to {folder}; use it with: chapterhouse models use {model.id}")
     return 0
 
