@@ -155,6 +155,14 @@ def test_cancel_during_a_long_prompt_returns_within_a_second(generator):
     assert result.text == ""
     assert elapsed < 0.5 + 1.0
     assert result.usage.prompt_tokens > 1200
+    assert 0 < result.usage.processed_prompt_tokens < result.usage.prompt_tokens
+
+
+def test_a_stream_closed_early_frees_the_model(generator):
+    with generator.stream(QUESTION, GenerationOptions(max_tokens=40)) as stream:
+        next(iter(stream))
+    # The next call does not wait for the abandoned one.
+    assert "Paris" in generator.complete(QUESTION, GenerationOptions(max_tokens=16)).text
 
 
 def test_prompt_too_long_is_refused_by_default(small_context):

@@ -235,6 +235,7 @@ class LlamaGenerator(Generator):
         while position < len(prompt) - 1:
             if cancel.cancelled:
                 timings.prompt_seconds = time.perf_counter() - started
+                usage.processed_prompt_tokens = position - common
                 return
             chunk = prompt[position: min(len(prompt) - 1, position + self._chunk)]
             chunk_started = time.perf_counter()

@@ -17,7 +17,6 @@ import queue
 import socket
 import threading
 import time
-from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 from urllib.parse import urlsplit
 
@@ -26,7 +25,17 @@ import numpy as np
 from .embedder import Embedder, normalize
 from .errors import RemoteError
 from .generator import Generator
-from .types import CancelToken, ChatMessage, Completion, DeviceInfo, GenerationOptions, GenerationStream, Timings, Usage
+from .types import (
+    CancelToken,
+    ChatMessage,
+    Completion,
+    DeviceInfo,
+    EndpointSettings,
+    GenerationOptions,
+    GenerationStream,
+    Timings,
+    Usage,
+)
 
 log = logging.getLogger(__name__)
 
@@ -34,17 +43,6 @@ _RETRY_STATUSES = {429, 502, 503, 504}
 _POLL_SECONDS = 0.05
 # Chat templates add a few tokens per message around its content.
 _TEMPLATE_TOKENS_PER_MESSAGE = 6
-
-
-@dataclass
-class EndpointSettings:
-    url: str  # "http://127.0.0.1:8080" or "http://host:8000/v1"
-    model: str | None = None  # the server's model name; None: the first it lists
-    api_key: str | None = None
-    timeout: float = 120.0  # seconds without any answer before giving up
-    connect_timeout: float = 5.0
-    retries: int = 2
-    context_size: int | None = None  # when the server does not say
 
 
 class _Cancelled(Exception):

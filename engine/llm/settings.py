@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..paths import config_dir
 from .errors import ModelError
-from .remote import EndpointSettings
+from .types import EndpointSettings
 
 CATALOGUE, FILE, FOLDER, REMOTE = "catalogue", "file", "folder", "remote"
 SETTINGS_FILE = "models.json"

@@ -102,6 +102,17 @@ class GenerationStream:
         assert self.result is not None
         return self.result
 
+    def close(self) -> None:
+        """Stop early without reading the rest: releases the model at once (a
+        stream left half-read holds it until it is garbage-collected)."""
+        self._pieces.close()
+
+    def __enter__(self) -> "GenerationStream":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
 
 @dataclass
 class DeviceInfo:
@@ -125,3 +136,16 @@ class DeviceInfo:
         if self.notice:
             text += f" ({self.notice})"
         return text
+
+
+@dataclass
+class EndpointSettings:
+    """An OpenAI-compatible server, as the user configured it."""
+
+    url: str  # "http://127.0.0.1:8080" or "http://host:8000/v1"
+    model: str | None = None  # the server's model name; None: the first it lists
+    api_key: str | None = None
+    timeout: float = 120.0  # seconds without any answer before giving up
+    connect_timeout: float = 5.0
+    retries: int = 2
+    context_size: int | None = None  # when the server does not say
