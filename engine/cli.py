@@ -5,6 +5,8 @@
     chapterhouse sections BOOK [--json]
     chapterhouse text BOOK             the stored normalized text
     chapterhouse remove BOOK           delete a book and everything stored for it
+    chapterhouse index BOOK [--stage N] [--segmenter fixed|llm]   build the ladder index
+    chapterhouse status BOOK [--json]  how far the index has got
     chapterhouse models ...            the model catalogue: list, use, remote, download, check
     chapterhouse gui [BOOK]            the desktop app
 
@@ -71,8 +73,10 @@ def _parser() -> argparse.ArgumentParser:
     command.add_argument("book", metavar="BOOK")
     command.set_defaults(handler=_remove)
 
+    from .index_cli import add_parsers as add_index_parsers
     from .models_cli import add_parser as add_models_parser
 
+    add_index_parsers(commands)
     add_models_parser(commands)
 
     command = commands.add_parser("gui", help="start the desktop app")

@@ -3,12 +3,7 @@ llama-cpp-python's own server, serving the embedded default model."""
 
 from __future__ import annotations
 
-import json
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 
 import numpy as np
 import pytest
@@ -20,39 +15,13 @@ from engine.llm.remote import EndpointSettings, RemoteEmbedder, RemoteGenerator
 pytest.importorskip("llama_cpp.server.app", reason="llama-cpp-python[server] is not installed")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    model = str(generator_spec(ModelSettings())["path"])
-    port = _free_port()
-    config = tmp_path_factory.mktemp("server") / "config.json"
-    config.write_text(json.dumps({"host": "127.0.0.1", "port": port, "models": [
-        {"model": model, "model_alias": "smollm2", "n_ctx": 2048, "n_threads": 2, "verbose": False},
-        {"model": model, "model_alias": "smollm2-embed", "n_ctx": 512, "n_threads": 2, "embedding": True, "verbose": False},
-    ]}))
-    process = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--config_file", str(config)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"llama_cpp.server exited: {process.stderr.read().decode()[-2000:]}")
-        try:
-            urllib.request.urlopen(f"{url}/v1/models", timeout=1).read()
-            break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        process.kill()
-        pytest.fail("llama_cpp.server did not start within 90 s")
+    from servers import start_llama_server, stop
+
+    process, url = start_llama_server(tmp_path_factory.mktemp("server"))
     yield url
-    process.terminate()
-    process.wait(10)
+    stop(process)
 
 
 @pytest.fixture(scope="module")

@@ -96,6 +96,7 @@ class OnnxEmbedder(Embedder):
         output = self._session.get_outputs()[0]
         self.dimension = int(output.shape[-1]) if isinstance(output.shape[-1], int) else self._probe_dimension()
         self.model_id = model_id or model_path.parent.name
+        self.model_path = model_path
         self.max_tokens = max_tokens
         self.pooling = pooling
         self.batch_size = batch_size

@@ -101,7 +101,14 @@ class BookDatabase:
     def __init__(self, path: Path):
         self.path = path
         self._connection = connect(path, readonly=True)
-        version = self._connection.execute("PRAGMA user_version").fetchone()[0]
+        try:
+            version = self._connection.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.OperationalError:
+            # On a read-only disk SQLite cannot make the WAL index file; nobody
+            # can be writing there, so read the file as immutable.
+            self._connection.close()
+            self._connection = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+            version = self._connection.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA_VERSION:
             self._connection.close()
             raise sqlite3.DatabaseError(f"{path}: book database version {version}, expected {SCHEMA_VERSION}")

@@ -1,0 +1,452 @@
+"""Building a book's ladder, progressively, resumably and cancellably.
+
+    stage 1  passages, BM25 and embeddings (no LLM): the book is searchable
+    stage 2  situating sentences (and the section summaries, read in the same
+             pass over each section), then passages re-indexed with them
+    stage 3  summaries: sections, then tiers of three up to the book
+    stage 4  book cards
+
+Every unit of work (a section of a stage, a tier level, a card) is computed
+first and then committed with its checkpoint in one SQLite transaction; the
+search files are rebuilt from SQLite at the end of each stage. A kill at any
+moment therefore loses at most the unit in progress, and a restart picks up
+after the last committed unit. The manifest records what built each stage;
+a new generator redoes stages 2-4, a new embedder only the vectors, new
+chunking parameters everything.
+"""
+
+from __future__ import annotations
+
+import errno
+import re
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..book import Book
+from ..errors import ChapterhouseError
+from ..llm.errors import ContextLimitError, ModelError
+from ..llm.types import CancelToken
+from .builders import embedder_identity, generator_identity
+from .cards import CARD_NAMES, write_cards
+from .chunking import ChunkingParameters, fixed_passages
+from .search import BookSearch
+from .searchfiles import build_generation, current_generation
+from .segmenter import SegmentationStats, llm_passages
+from .store import BOOK_SUMMARY, CARD, PART_SUMMARY, PASSAGE, SECTION_SUMMARY, TIER_SUMMARY, IndexStore, Node
+from .vectors import embed_passages
+from .writing import Cancelled, WritingStats, combine, situate_and_summarize
+
+STAGES = {1: "passages", 2: "situating sentences", 3: "summaries", 4: "cards"}
+# Checkpoint steps, and the stage each belongs to.
+_PASSAGES, _CONTEXT, _SUMMARY, _TIERS, _CARDS = "passages", "context", "summary", "tiers", "cards"
+_LLM_STEPS = (_CONTEXT, _SUMMARY, _TIERS, _CARDS)
+_TIER_GROUP = 3
+
+
+class IndexingError(ChapterhouseError):
+    """Indexing stopped; the index stays at its last checkpoint."""
+
+
+@dataclass
+class Progress:
+    stage: int
+    stage_name: str
+    done: int
+    total: int
+    eta_seconds: float | None
+    detail: str = ""
+
+
+@dataclass
+class RunResult:
+    completed_stage: int
+    cancelled: bool
+    stats: dict = field(default_factory=dict)
+
+
+class BookIndexer:
+    def __init__(self, library, book_id: str, *, settings=None, generator=None, embedder=None,
+                 segmenter: str = "fixed"):
+        from ..llm.settings import ModelSettings
+
+        if segmenter not in ("fixed", "llm"):
+            raise IndexingError(f"unknown segmenter {segmenter!r}: use fixed or llm")
+        self.library = library
+        self.book_id = book_id
+        folder = library.folder(book_id)
+        self.folder = folder / "index"
+        self.book: Book = library.load(book_id)
+        self.settings = settings or ModelSettings.load()
+        self._generator = generator
+        self._embedder = embedder
+        self.parameters = ChunkingParameters(segmenter=segmenter)
+        self.store = _guarded(lambda: IndexStore(folder / "book.sqlite"), self.book)
+
+    # ------------------------------------------------------------ models
+
+    @property
+    def generator(self):
+        if self._generator is None:
+            from ..llm.loading import open_generator
+
+            self._generator = open_generator(self.settings)
+        return self._generator
+
+    @property
+    def embedder(self):
+        if self._embedder is None:
+            from ..llm.loading import open_embedder
+
+            self._embedder = open_embedder(self.settings)
+        return self._embedder
+
+    def search(self) -> BookSearch:
+        return BookSearch(self.folder, self.store, self.embedder)
+
+    def close(self) -> None:
+        self.store.close()
+
+    # ------------------------------------------------------------ status
+
+    def status(self) -> dict:
+        sections = [s.ordinal for s in self.book.sections]
+        done = {step: self.store.done_units(step) for step in (_PASSAGES, _CONTEXT, _SUMMARY, _TIERS, _CARDS)}
+        generation = current_generation(self.folder)
+        manifest = self.store.manifest()
+        stages = {
+            1: (len(done[_PASSAGES] & set(map(str, sections))), len(sections)),
+            2: (len(done[_CONTEXT] & set(map(str, sections))), len(sections)),
+            3: (len(done[_SUMMARY] & set(map(str, sections))) + (1 if "all" in done[_TIERS] else 0), len(sections) + 1),
+            4: (len(done[_CARDS] & set(CARD_NAMES)), len(CARD_NAMES)),
+        }
+        complete = 0
+        for stage in (1, 2, 3, 4):
+            if stages[stage][0] == stages[stage][1] and complete == stage - 1:
+                complete = stage
+        return {
+            "book_id": self.book_id,
+            "title": self.book.title,
+            "stage_reached": complete,
+            "searchable": generation is not None,
+            "stages": {str(stage): {"name": STAGES[stage], "done": d, "total": t,
+                                    "built_by": manifest.get(f"stage{stage}"), "stats": manifest.get(f"stats{stage}")}
+                       for stage, (d, t) in stages.items()},
+            "counts": {kind: self.store.count(kind) for kind in
+                       (PASSAGE, PART_SUMMARY, SECTION_SUMMARY, TIER_SUMMARY, BOOK_SUMMARY, CARD)},
+            "chunking": manifest.get("chunking"),
+            "embedder": manifest.get("embedder"),
+            "generator": manifest.get("generator"),
+            "format_version": manifest.get("format_version"),
+            "generation": generation.number if generation else None,
+        }
+
+    # ------------------------------------------------------------ running
+
+    def run(self, up_to: int = 4, progress: Callable[[Progress], None] | None = None,
+            cancel: CancelToken | None = None) -> RunResult:
+        cancel = cancel or CancelToken()
+        report = progress or (lambda _event: None)
+        result = RunResult(completed_stage=0, cancelled=False)
+        try:
+            self._reconcile(up_to)
+            if self._dirty():
+                self._publish()
+            for stage in range(1, up_to + 1):
+                started = time.perf_counter()
+                stats = getattr(self, f"_stage{stage}")(report, cancel)
+                stats["seconds"] = round(time.perf_counter() - started, 2)
+                result.stats[stage] = stats
+                self._record_stage(stage, stats)
+                self._publish()
+                result.completed_stage = stage
+        except (Cancelled, InterruptedError):
+            result.cancelled = True
+        except ContextLimitError as error:
+            raise IndexingError(f"{self.book.title}: a section is too long for the model's context ({error})") from None
+        except ModelError:
+            raise
+        except (sqlite3.OperationalError, OSError) as error:
+            raise _storage_error(error, self.book) from None
+        except (ValueError, RuntimeError) as error:
+            # Tantivy and hnswlib report failed writes as plain errors.
+            if not _storage_words.search(str(error)):
+                raise
+            raise _storage_error(error, self.book) from None
+        return result
+
+    # ------------------------------------------------------------ manifest
+
+    def _reconcile(self, up_to: int) -> None:
+        """Compare what built the index with what would build it now, and
+        forget the work that a change makes stale."""
+        chunking = self.parameters.as_dict()
+        with self.store.transaction():
+            built = self.store.manifest_value("chunking")
+            if built is not None and built != chunking:
+                self.store.delete_nodes()
+                self.store.forget_steps((_PASSAGES,) + _LLM_STEPS)
+            self.store.set_manifest_value("chunking", chunking)
+            embedder = embedder_identity(self.embedder)
+            built = self.store.manifest_value("embedder")
+            if built is not None and built.get("key") != embedder["key"]:
+                self.store.clear_vectors()
+            self.store.set_manifest_value("embedder", embedder)
+        if up_to >= 2 or self.parameters.segmenter == "llm":
+            generator = generator_identity(self.generator)
+            with self.store.transaction():
+                built = self.store.manifest_value("generator")
+                if built is not None and built.get("key") != generator["key"]:
+                    # Keep the old text until each unit is redone: the book stays searchable.
+                    self.store.forget_steps(_LLM_STEPS)
+                self.store.set_manifest_value("generator", generator)
+
+    def _record_stage(self, stage: int, stats: dict) -> None:
+        builder = {"chunking": self.store.manifest_value("chunking"), "embedder": self.store.manifest_value("embedder")}
+        if stage >= 2:
+            builder["generator"] = self.store.manifest_value("generator")
+        with self.store.transaction():
+            self.store.set_manifest_value(f"stage{stage}", builder)
+            self.store.set_manifest_value(f"stats{stage}", stats)
+
+    def _dirty(self) -> bool:
+        generation = current_generation(self.folder)
+        revision = self.store.manifest_value("revision") or 0
+        return revision > 0 and (generation is None or self.store.manifest_value("published") != revision)
+
+    def _bump(self) -> None:
+        self.store.set_manifest_value("revision", (self.store.manifest_value("revision") or 0) + 1)
+
+    def _publish(self) -> None:
+        if not self._dirty():
+            return
+        revision = self.store.manifest_value("revision")
+        build_generation(self.folder, self.store)
+        with self.store.transaction():
+            self.store.set_manifest_value("published", revision)
+
+    # ------------------------------------------------------------ stage 1
+
+    def _stage1(self, report, cancel: CancelToken) -> dict:
+        done = self.store.done_units(_PASSAGES)
+        todo = [s for s in self.book.sections if str(s.ordinal) not in done]
+        clock = _Clock(1, STAGES[1], [len(self.book.text[s.start:s.end]) for s in self.book.sections],
+                       done_weight=sum(s.end - s.start for s in self.book.sections if str(s.ordinal) in done))
+        writing, segmentation = WritingStats(), SegmentationStats()
+        passages_made = 0
+        for section in todo:
+            if cancel.cancelled:
+                raise Cancelled()
+            report(clock.event(section.label))
+            if self.parameters.segmenter == "llm":
+                spans = llm_passages(self.generator, self.book, section, cancel, writing, segmentation, self.parameters)
+            else:
+                spans = fixed_passages(self.book, section, self.parameters)
+            nodes = [Node(id=f"p{section.ordinal}.{n}", level=1, kind=PASSAGE, section=section.ordinal, seq=n,
+                          text=self.book.text[span.start:span.end], start=span.start, end=span.end,
+                          paragraph_first=span.paragraph_first, paragraph_last=span.paragraph_last,
+                          tokens=span.tokens, title=span.title)
+                     for n, span in enumerate(spans, start=1)]
+            vectors = embed_passages(self.embedder, [node.embedded_text() for node in nodes], cancel)
+            with self.store.transaction():
+                self.store.delete_nodes(kind=PASSAGE, section=section.ordinal)
+                self.store.put_nodes(nodes)
+                self.store.put_vectors([(n.id, n.text_hash(), v) for n, v in zip(nodes, vectors)])
+                self.store.mark_done(_PASSAGES, str(section.ordinal), {"passages": len(nodes)})
+                self._bump()
+            passages_made += len(nodes)
+            clock.advance(section.end - section.start)
+        report(clock.event("vectors"))
+        refreshed = self._refresh_vectors(cancel)
+        report(clock.finished())
+        return {"passages": self.store.count(PASSAGE), "passages_made": passages_made, "vectors_refreshed": refreshed,
+                "book_tokens": sum(n.tokens or 0 for n in self.store.nodes(kind=PASSAGE)),
+                "segmentation": segmentation.__dict__ if self.parameters.segmenter == "llm" else None,
+                "llm": writing.as_dict() if self.parameters.segmenter == "llm" else None}
+
+    def _refresh_vectors(self, cancel: CancelToken) -> int:
+        """Embed every node whose vector is missing or stale (a new embedder,
+        a new situating sentence), a few at a time, each batch committed."""
+        stale = self.store.stale_vectors(self.store.nodes())
+        for start in range(0, len(stale), 32):
+            batch = stale[start:start + 32]
+            vectors = embed_passages(self.embedder, [node.embedded_text() for node in batch], cancel)
+            with self.store.transaction():
+                self.store.put_vectors([(n.id, n.text_hash(), v) for n, v in zip(batch, vectors)])
+                self._bump()
+        return len(stale)
+
+    # ------------------------------------------------------------ stage 2
+
+    def _stage2(self, report, cancel: CancelToken) -> dict:
+        done = self.store.done_units(_CONTEXT) & self.store.done_units(_SUMMARY)
+        sections = self.book.sections
+        clock = _Clock(2, STAGES[2], [s.end - s.start for s in sections],
+                       done_weight=sum(s.end - s.start for s in sections if str(s.ordinal) in done))
+        stats = WritingStats()
+        identity = self.store.manifest_value("generator")["key"]
+        for section in sections:
+            if str(section.ordinal) in done:
+                continue
+            if cancel.cancelled:
+                raise Cancelled()
+            report(clock.event(section.label))
+            passages = self.store.nodes(kind=PASSAGE, section=section.ordinal)
+            if passages:
+                contexts, summaries = situate_and_summarize(self.generator, self.book, section, passages, cancel,
+                                                            stats, identity)
+            else:
+                contexts, summaries = {}, []
+            for passage in passages:
+                passage.context = contexts.get(passage.id)
+            changed = passages + summaries
+            vectors = embed_passages(self.embedder, [node.embedded_text() for node in changed], cancel)
+            with self.store.transaction():
+                self.store.set_contexts(contexts, identity)
+                self.store.delete_nodes(section=section.ordinal, kinds=(PART_SUMMARY, SECTION_SUMMARY))
+                self.store.put_nodes(summaries)
+                self.store.put_vectors([(n.id, n.text_hash(), v) for n, v in zip(changed, vectors)])
+                self.store.mark_done(_CONTEXT, str(section.ordinal))
+                self.store.mark_done(_SUMMARY, str(section.ordinal))
+                self._bump()
+            clock.advance(section.end - section.start)
+        report(clock.finished())
+        return stats.as_dict()
+
+    # ------------------------------------------------------------ stage 3
+
+    def _stage3(self, report, cancel: CancelToken) -> dict:
+        stats = WritingStats()
+        if "all" in self.store.done_units(_TIERS):
+            return stats.as_dict()
+        summaries = [self.store.node(f"s{s.ordinal}") for s in self.book.sections]
+        level_nodes = [node for node in summaries if node is not None]
+        total_calls = _tier_calls(len(level_nodes))
+        clock = _Clock(3, STAGES[3], [1] * max(1, total_calls))
+        identity = self.store.manifest_value("generator")["key"]
+        tiers: list[Node] = []
+        depth = 1
+        while len(level_nodes) > 1:
+            next_level = []
+            for index in range(0, len(level_nodes), _TIER_GROUP):
+                group = level_nodes[index:index + _TIER_GROUP]
+                report(clock.event(f"tier {depth}"))
+                covered = sorted({s for node in group for s in node.sections})
+                if len(group) == 1:
+                    text = group[0].text
+                else:
+                    names = [node.title or node.id for node in group]
+                    joined = "\n".join(f"{node.title or node.id}: {node.text}" for node in group)
+                    text = combine(self.generator, self.book, names, joined, cancel, stats, identity)
+                    clock.advance(1)
+                first, last = self.book.sections[covered[0] - 1], self.book.sections[covered[-1] - 1]
+                node = Node(id=f"t{depth}.{len(next_level) + 1}", level=2, kind=TIER_SUMMARY, section=None,
+                            seq=len(next_level) + 1, text=text, start=first.start, end=last.end,
+                            title=f"{first.label} to {last.label}" if first is not last else first.label,
+                            sections=covered, built_by=identity)
+                next_level.append(node)
+            tiers.extend(next_level)
+            level_nodes = next_level
+            depth += 1
+        if level_nodes:
+            root = level_nodes[0]
+            book_node = Node(id="book", level=2, kind=BOOK_SUMMARY, section=None, seq=0, text=root.text,
+                             start=self.book.sections[0].start if self.book.sections else 0,
+                             end=len(self.book.text), title=f"{self.book.title}: the whole book",
+                             sections=[s.ordinal for s in self.book.sections], built_by=identity)
+            tiers = [t for t in tiers if t.id != root.id] + [book_node]
+        vectors = embed_passages(self.embedder, [node.embedded_text() for node in tiers], cancel)
+        with self.store.transaction():
+            self.store.delete_nodes(kinds=(TIER_SUMMARY, BOOK_SUMMARY))
+            self.store.put_nodes(tiers)
+            self.store.put_vectors([(n.id, n.text_hash(), v) for n, v in zip(tiers, vectors)])
+            self.store.mark_done(_TIERS, "all")
+            self._bump()
+        report(clock.finished())
+        return stats.as_dict()
+
+    # ------------------------------------------------------------ stage 4
+
+    def _stage4(self, report, cancel: CancelToken) -> dict:
+        stats = WritingStats()
+        done = self.store.done_units(_CARDS)
+        if set(CARD_NAMES) <= done:
+            return stats.as_dict()
+        clock = _Clock(4, STAGES[4], [1] * len(CARD_NAMES), done_weight=len(done & set(CARD_NAMES)))
+        report(clock.event("cards"))
+        section_summaries = {node.section: node.text for node in self.store.nodes(kind=SECTION_SUMMARY)}
+        book_node = self.store.node("book")
+        book_summary = book_node.text if book_node else " ".join(section_summaries.values())[:2000]
+        identity = self.store.manifest_value("generator")["key"]
+        cards = write_cards(self.generator, self.book, section_summaries, book_summary, cancel, stats, identity,
+                            skip=done)
+        for card in cards:
+            vector = embed_passages(self.embedder, [card.embedded_text()], cancel)
+            with self.store.transaction():
+                self.store.put_nodes([card])
+                self.store.put_vectors([(card.id, card.text_hash(), vector[0])])
+                self.store.mark_done(_CARDS, card.id.split(":", 1)[1])
+                self._bump()
+            clock.advance(1)
+        report(clock.finished())
+        return stats.as_dict()
+
+
+def _tier_calls(count: int) -> int:
+    calls = 0
+    while count > 1:
+        groups = -(-count // _TIER_GROUP)
+        calls += sum(1 for g in range(groups) if min(_TIER_GROUP, count - g * _TIER_GROUP) > 1)
+        count = groups
+    return calls
+
+
+class _Clock:
+    """Progress and time left within a stage, from the work done so far
+    (weighted: a long chapter counts for more than a short one)."""
+
+    def __init__(self, stage: int, name: str, weights: list[int], done_weight: int = 0):
+        self.stage, self.name = stage, name
+        self.total = max(1, sum(weights))
+        self.count = len(weights)
+        self.done = done_weight
+        self.done_at_start = done_weight
+        self.started = time.monotonic()
+        self.units = 0
+
+    def advance(self, weight: int) -> None:
+        self.done += weight
+        self.units += 1
+
+    def event(self, detail: str) -> Progress:
+        elapsed = time.monotonic() - self.started
+        fresh = self.done - self.done_at_start
+        eta = elapsed / fresh * (self.total - self.done) if fresh > 0 else None
+        return Progress(self.stage, self.name, min(self.done, self.total), self.total, eta, detail)
+
+    def finished(self) -> Progress:
+        return Progress(self.stage, self.name, self.total, self.total, 0.0, "done")
+
+
+def _guarded(function, book: Book):
+    try:
+        return function()
+    except (sqlite3.OperationalError, OSError) as error:
+        raise _storage_error(error, book) from None
+
+
+_storage_words = re.compile(r"no space left|disk is full|read-only|readonly|permission denied|not a directory", re.I)
+
+
+def _storage_error(error: Exception, book: Book) -> IndexingError:
+    text = str(error).lower()
+    code = getattr(error, "errno", None)
+    if "full" in text or "no space left" in text or code == errno.ENOSPC:
+        reason = "the disk is full; free some space and index again: it resumes where it stopped"
+    elif code in (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR) or "readonly" in text or "read-only" in text \
+            or "unable to open" in text:
+        reason = "the data folder is not writable; check its permissions (or CHAPTERHOUSE_HOME)"
+    else:
+        reason = f"storage failed ({error}); the index stays at its last checkpoint"
+    return IndexingError(f"{book.title}: {reason}")

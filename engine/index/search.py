@@ -1,0 +1,83 @@
+"""One search call over a book's ladder: BM25 and dense vectors, fused by
+reciprocal rank fusion, over the levels asked for (1 passages, 2 summaries,
+3 cards), optionally within some sections."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .searchfiles import OpenGeneration, current_generation
+from .store import IndexStore, Node
+
+RRF_K = 60
+ALL_LEVELS = (1, 2, 3)
+
+
+@dataclass
+class Hit:
+    node: Node
+    score: float  # fused: the sum of 1 / (60 + rank) over the lists that found it
+    bm25_rank: int | None = None
+    dense_rank: int | None = None
+    bm25_score: float | None = None
+    dense_score: float | None = None
+
+
+class BookSearch:
+    """Searches one book; reopens the indexes when a newer generation lands."""
+
+    def __init__(self, index_folder: Path, store: IndexStore, embedder=None):
+        self.folder = index_folder
+        self.store = store
+        self.embedder = embedder
+        self._open: OpenGeneration | None = None
+
+    def _generation(self) -> OpenGeneration | None:
+        generation = current_generation(self.folder)
+        if generation is None:
+            return None
+        if self._open is None or self._open.generation.number != generation.number:
+            self._open = OpenGeneration(generation)
+        return self._open
+
+    @property
+    def dense_available(self) -> bool:
+        built = self.store.manifest_value("embedder")
+        return self.embedder is not None and built is not None and built.get("key") == embedder_key(self.embedder)
+
+    def search(self, query: str, levels: tuple[int, ...] | list[int] = ALL_LEVELS, k: int = 10,
+               sections: list[int] | set[int] | None = None) -> list[Hit]:
+        opened = self._generation()
+        if opened is None or not query.strip():
+            return []
+        levels_set = set(levels)
+        sections_set = set(sections) if sections is not None else None
+        depth = max(k * 4, 50)
+        lexical = opened.bm25(query, levels_set, sections_set, depth)
+        dense: list[tuple[str, float]] = []
+        if self.dense_available:
+            dense = opened.dense(self.embedder.embed_query(query), levels_set, sections_set, depth)
+        fused: dict[str, Hit] = {}
+        for rank, (node_id, score) in enumerate(lexical, start=1):
+            hit = fused.setdefault(node_id, Hit(node=None, score=0.0))  # type: ignore[arg-type]
+            hit.score += 1.0 / (RRF_K + rank)
+            hit.bm25_rank, hit.bm25_score = rank, score
+        for rank, (node_id, score) in enumerate(dense, start=1):
+            hit = fused.setdefault(node_id, Hit(node=None, score=0.0))  # type: ignore[arg-type]
+            hit.score += 1.0 / (RRF_K + rank)
+            hit.dense_rank, hit.dense_score = rank, score
+        ranked = sorted(fused.items(), key=lambda item: -item[1].score)[:k]
+        hits = []
+        for node_id, hit in ranked:
+            node = self.store.node(node_id)
+            if node is not None:  # a node replaced since the last build
+                hit.node = node
+                hits.append(hit)
+        return hits
+
+
+def embedder_key(embedder) -> str:
+    from .builders import embedder_identity
+
+    return embedder_identity(embedder)["key"]

@@ -1,0 +1,184 @@
+"""The on-disk search indexes of a book: Tantivy (stemmed English BM25) and
+hnswlib (cosine), both derived from the index tables in SQLite.
+
+Each build writes a complete new generation into a folder of its own and then
+switches the `CURRENT` pointer with one atomic rename, so readers see either
+the old indexes or the new ones, never a half-built one, and a kill during a
+build leaves only a stray folder that the next build sweeps away.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .store import IndexStore
+
+_POINTER = "CURRENT"
+_NO_SECTION = -1
+
+
+@dataclass
+class Generation:
+    number: int
+    folder: Path
+    nodes: int
+    vectors: int
+
+
+def current_generation(folder: Path) -> Generation | None:
+    pointer = folder / _POINTER
+    try:
+        data = json.loads(pointer.read_text())
+    except (OSError, ValueError):
+        return None
+    target = folder / data["folder"]
+    if not target.is_dir():
+        return None
+    return Generation(data["generation"], target, data.get("nodes", 0), data.get("vectors", 0))
+
+
+def build_generation(folder: Path, store: IndexStore) -> Generation:
+    """Build Tantivy and HNSW from the store into a new generation and switch to it."""
+    import hnswlib
+    import tantivy
+
+    folder.mkdir(parents=True, exist_ok=True)
+    previous = current_generation(folder)
+    number = (previous.number + 1) if previous else 1
+    staging = folder / f"building-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    staging.mkdir()
+    try:
+        nodes = store.nodes()
+        schema = _schema()
+        (staging / "tantivy").mkdir()
+        index = tantivy.Index(schema, path=str(staging / "tantivy"))
+        writer = index.writer(heap_size=64_000_000, num_threads=1)
+        for node in nodes:
+            writer.add_document(tantivy.Document(
+                node_id=node.id, level=node.level,
+                section=node.section if node.section is not None else _NO_SECTION,
+                text=node.text, context=" ".join(filter(None, [node.title, node.context])),
+            ))
+        writer.commit()
+        writer.wait_merging_threads()
+
+        ids, matrix = store.vectors()
+        if ids:
+            space = hnswlib.Index(space="cosine", dim=matrix.shape[1])
+            space.init_index(max_elements=len(ids), ef_construction=200, M=16, random_seed=7)
+            space.add_items(matrix, np.arange(len(ids)), num_threads=1)
+            space.save_index(str(staging / "vectors.hnsw"))
+        meta = {node.id: (node.level, node.section if node.section is not None else _NO_SECTION) for node in nodes}
+        (staging / "vectors.json").write_text(json.dumps({"ids": ids, "dimension": int(matrix.shape[1]) if ids else 0,
+                                                          "levels": [meta[i][0] for i in ids],
+                                                          "sections": [meta[i][1] for i in ids]}))
+        target = folder / f"gen-{number}"
+        if target.exists():
+            shutil.rmtree(target)
+        os.rename(staging, target)
+        pointer = folder / (_POINTER + ".tmp")
+        pointer.write_text(json.dumps({"generation": number, "folder": target.name, "nodes": len(nodes),
+                                       "vectors": len(ids)}))
+        os.replace(pointer, folder / _POINTER)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+    _sweep(folder, keep=target.name)
+    return Generation(number, target, len(nodes), len(ids))
+
+
+def _sweep(folder: Path, keep: str) -> None:
+    for entry in folder.iterdir():
+        if entry.is_dir() and entry.name != keep and (entry.name.startswith("gen-") or entry.name.startswith("building-")):
+            pid = entry.name.split("-")[1] if entry.name.startswith("building-") else None
+            if pid and pid.isdigit() and int(pid) != os.getpid() and _alive(int(pid)):
+                continue
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    if os.name != "posix":
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _schema():
+    import tantivy
+
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("node_id", stored=True, tokenizer_name="raw")
+    builder.add_integer_field("level", stored=True, indexed=True, fast=True)
+    builder.add_integer_field("section", stored=True, indexed=True, fast=True)
+    builder.add_text_field("text", stored=False, tokenizer_name="en_stem")
+    builder.add_text_field("context", stored=False, tokenizer_name="en_stem")
+    return builder.build()
+
+
+_QUERY_NOISE = re.compile(r"[^\w\s'\"-]")
+_OPERATORS = re.compile(r"\b(AND|OR|NOT|IN)\b")
+
+
+class OpenGeneration:
+    """One generation's indexes, opened for searching."""
+
+    def __init__(self, generation: Generation):
+        import tantivy
+
+        self.generation = generation
+        self.index = tantivy.Index.open(str(generation.folder / "tantivy"))
+        self.searcher = self.index.searcher()
+        meta = json.loads((generation.folder / "vectors.json").read_text())
+        self.ids: list[str] = meta["ids"]
+        self.levels = np.array(meta["levels"], dtype=np.int64)
+        self.sections = np.array(meta["sections"], dtype=np.int64)
+        self.space = None
+        if self.ids:
+            import hnswlib
+
+            self.space = hnswlib.Index(space="cosine", dim=meta["dimension"])
+            self.space.load_index(str(generation.folder / "vectors.hnsw"), max_elements=len(self.ids))
+
+    def bm25(self, query: str, levels: set[int], sections: set[int] | None, k: int) -> list[tuple[str, float]]:
+        import tantivy
+
+        cleaned = _OPERATORS.sub(lambda m: m.group(0).lower(), _QUERY_NOISE.sub(" ", query))
+        if cleaned.count('"') % 2:
+            cleaned = cleaned.replace('"', " ")
+        if not cleaned.strip():
+            return []
+        parsed, _errors = self.index.parse_query_lenient(cleaned, ["text", "context"])
+        schema = self.index.schema
+        clauses = [(tantivy.Occur.Must, parsed),
+                   (tantivy.Occur.Must, tantivy.Query.term_set_query(schema, "level", sorted(levels)))]
+        if sections is not None:
+            clauses.append((tantivy.Occur.Must, tantivy.Query.term_set_query(schema, "section", sorted(sections))))
+        found = self.searcher.search(tantivy.Query.boolean_query(clauses), limit=k, count=False)
+        return [(self.searcher.doc(address)["node_id"][0], float(score)) for score, address in found.hits]
+
+    def dense(self, vector: np.ndarray, levels: set[int], sections: set[int] | None, k: int) -> list[tuple[str, float]]:
+        if self.space is None:
+            return []
+        allowed = np.isin(self.levels, sorted(levels))
+        if sections is not None:
+            allowed &= np.isin(self.sections, sorted(sections))
+        available = int(allowed.sum())
+        if not available:
+            return []
+        limit = min(k, available)
+        self.space.set_ef(max(64, limit * 4))
+        labels, distances = self.space.knn_query(vector.reshape(1, -1), k=limit, filter=lambda label: bool(allowed[label]))
+        return [(self.ids[label], 1.0 - float(distance)) for label, distance in zip(labels[0], distances[0])]

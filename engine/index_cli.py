@@ -1,0 +1,116 @@
+"""`chapterhouse index BOOK` and `chapterhouse status BOOK`."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import time
+
+from .llm.types import CancelToken
+
+
+def add_parsers(commands) -> None:
+    index = commands.add_parser("index", help="build a book's ladder index (progressive, resumable)")
+    index.add_argument("book", metavar="BOOK")
+    index.add_argument("--stage", type=int, choices=[1, 2, 3, 4], default=4,
+                       help="stop after this stage (1 passages, 2 situating sentences, 3 summaries, 4 cards)")
+    index.add_argument("--segmenter", choices=["fixed", "llm"], default="fixed",
+                       help="how passages are cut: the fixed splitter or the LLM (LitSeg-Lite)")
+    index.add_argument("--json", action="store_true", help="print the run's figures as JSON at the end")
+    index.set_defaults(handler=run_index)
+
+    status = commands.add_parser("status", help="how far a book's index has got")
+    status.add_argument("book", metavar="BOOK")
+    status.add_argument("--json", action="store_true")
+    status.set_defaults(handler=show_status)
+
+
+def run_index(args) -> int:
+    from .index.indexer import BookIndexer
+    from .store import Library
+
+    library = Library()
+    book_id = library.resolve(args.book)
+    indexer = BookIndexer(library, book_id, segmenter=args.segmenter)
+    cancel = CancelToken()
+    previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
+    bar = _Bar()
+    try:
+        result = indexer.run(args.stage, progress=bar.update, cancel=cancel)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        bar.close()
+    status = indexer.status()
+    if args.json:
+        print(json.dumps({"result": {"completed_stage": result.completed_stage, "cancelled": result.cancelled,
+                                     "stats": result.stats}, "status": status}, indent=2))
+    elif result.cancelled:
+        print(f"stopped: {status['title']} is indexed to stage {status['stage_reached']}; "
+              "run the same command to resume")
+    else:
+        print(f"indexed: {status['title']} to stage {status['stage_reached']} "
+              f"({status['counts']['passage']} passages)")
+    return 130 if result.cancelled else 0
+
+
+def show_status(args) -> int:
+    from .index.indexer import BookIndexer
+    from .store import Library
+
+    library = Library()
+    book_id = library.resolve(args.book, import_files=False)
+    indexer = BookIndexer(library, book_id)
+    status = indexer.status()
+    if args.json:
+        print(json.dumps(status, indent=2))
+        return 0
+    print(f"{status['title']}  [{book_id}]: stage {status['stage_reached']} of 4"
+          f"{', searchable' if status['searchable'] else ', not searchable yet'}")
+    for number, stage in status["stages"].items():
+        mark = "done" if stage["done"] == stage["total"] else f"{stage['done']}/{stage['total']}"
+        print(f"  {number}. {stage['name']:22s} {mark}")
+    counts = status["counts"]
+    print(f"  {counts['passage']} passages, {counts['section-summary']} section summaries, "
+          f"{counts['tier-summary'] + counts['book-summary']} tier summaries, {counts['card']} cards")
+    return 0
+
+
+class _Bar:
+    """A one-line progress bar on stderr: stage, percentage, time left."""
+
+    def __init__(self):
+        self.last = 0.0
+        self.shown = False
+        self.tty = sys.stderr.isatty()
+
+    def update(self, event) -> None:
+        now = time.monotonic()
+        final = event.done >= event.total
+        if now - self.last < 0.25 and not final:
+            return
+        self.last = now
+        share = event.done / event.total if event.total else 1.0
+        filled = int(share * 24)
+        eta = "" if event.eta_seconds is None else f"  {_duration(event.eta_seconds)} left"
+        line = (f"stage {event.stage}/4 {event.stage_name:20s} [{'#' * filled}{'-' * (24 - filled)}] "
+                f"{share * 100:5.1f}%{eta}  {event.detail}")
+        if self.tty:
+            sys.stderr.write("\r" + line[:110].ljust(110))
+        elif final or event.detail:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown and self.tty:
+            sys.stderr.write("\n")
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    if seconds >= 3600:
+        return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+    if seconds >= 60:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds} s"

@@ -1,0 +1,125 @@
+"""Faults while indexing: a full disk, a data folder that cannot be written,
+the model server dying mid-stage. Each gives a clear error, the index stays at
+its last checkpoint, and the book stays usable at the stages already done."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+
+import pytest
+
+from engine.index.indexer import BookIndexer, IndexingError
+from engine.llm import ModelChoice, ModelError, ModelSettings, open_embedder
+from engine.llm.remote import EndpointSettings, RemoteGenerator
+from engine.store import Library
+
+
+@pytest.fixture
+def small_filesystem(tmp_path):
+    """A real 8 MB filesystem (tmpfs) that can fill up or turn read-only."""
+    mount = tmp_path / "fs"
+    mount.mkdir()
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mount)], capture_output=True)
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a test filesystem here ({made.stderr.decode().strip() or 'not permitted'})")
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return open_embedder(ModelSettings())
+
+
+def _integrity(library: Library, book_id: str) -> str:
+    connection = sqlite3.connect(library.folder(book_id) / "book.sqlite")
+    try:
+        return connection.execute("PRAGMA integrity_check").fetchone()[0]
+    finally:
+        connection.close()
+
+
+def test_a_full_disk_stops_indexing_cleanly_and_it_resumes(small_filesystem, fixtures, embedder):
+    library = Library(small_filesystem / "home")
+    book_id = library.import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    indexer = BookIndexer(library, book_id, embedder=embedder)
+    ballast = small_filesystem / "ballast"
+    free = os.statvfs(small_filesystem).f_bavail * os.statvfs(small_filesystem).f_frsize
+    ballast.write_bytes(b"\0" * (free - 48 * 1024))  # leave room for a section or two
+    with pytest.raises(IndexingError) as caught:
+        indexer.run(up_to=1)
+    message = str(caught.value)
+    assert "\n" not in message and "disk is full" in message and "resumes" in message
+    assert _integrity(library, book_id) == "ok"
+    assert library.load(book_id).sections  # the book itself is untouched
+    done_before = indexer.status()["stages"]["1"]["done"]
+    assert done_before < 3
+
+    ballast.unlink()
+    resumed = BookIndexer(library, book_id, embedder=embedder)
+    result = resumed.run(up_to=1)
+    assert result.completed_stage == 1
+    assert resumed.status()["counts"]["passage"] == len({n.id for n in resumed.store.nodes(kind="passage")})
+    assert resumed.search().search("the hare", k=1)
+
+
+def test_a_data_folder_that_cannot_be_written(small_filesystem, fixtures, embedder):
+    library = Library(small_filesystem / "home")
+    book_id = library.import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    subprocess.run(["mount", "-o", "remount,ro", str(small_filesystem)], check=True)
+    try:
+        with pytest.raises(IndexingError, match="data folder is not writable"):
+            BookIndexer(library, book_id, embedder=embedder).run(up_to=1)
+        assert library.load(book_id).title == "Black Beauty"  # reading still works
+    finally:
+        subprocess.run(["mount", "-o", "remount,rw", str(small_filesystem)], check=True)
+
+
+def test_the_model_server_failing_mid_stage(tmp_path, fixtures, embedder):
+    from servers import start_llama_server, stop
+
+    process, url = start_llama_server(tmp_path)
+    port = int(url.rsplit(":", 1)[1])
+    library = Library(tmp_path / "home")
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    endpoint = EndpointSettings(url, model="smollm2", context_size=4096, retries=0, timeout=20)
+    remote = RemoteGenerator(endpoint)
+    indexer = BookIndexer(library, book_id, generator=remote, embedder=embedder)
+    indexer.run(up_to=1)
+
+    def kill_after_first_section(event):
+        if event.stage == 2 and event.detail == "Chapter 2" and process.poll() is None:
+            process.kill()
+            process.wait(10)
+
+    with pytest.raises(ModelError) as caught:
+        indexer.run(up_to=2, progress=kill_after_first_section)
+    assert "\n" not in str(caught.value) and url in str(caught.value)
+    status = indexer.status()
+    assert status["stages"]["1"]["done"] == 3 and status["stages"]["2"]["done"] == 1
+    assert indexer.search().search("the hare", k=1)  # usable at the stages done
+
+    process, _ = start_llama_server(tmp_path, port=port)
+    try:
+        finished = BookIndexer(library, book_id, generator=RemoteGenerator(endpoint), embedder=embedder)
+        result = finished.run(up_to=2)
+        stats = result.stats[2]
+        assert stats["situating_written"] + stats["situating_fallbacks"] == 6 - len(
+            finished.store.nodes(kind="passage", section=1))
+        assert finished.status()["stage_reached"] == 2
+    finally:
+        stop(process)
+
+
+def test_settings_can_point_indexing_at_a_remote_generator(tmp_path, fixtures, embedder):
+    settings = ModelSettings(generator=ModelChoice(source="remote", endpoint=EndpointSettings("http://127.0.0.1:9")))
+    library = Library(tmp_path / "home")
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    indexer = BookIndexer(library, book_id, settings=settings, embedder=embedder)
+    assert indexer.run(up_to=1).completed_stage == 1  # stage 1 needs no generator
+    with pytest.raises(ModelError, match="connection refused"):
+        indexer.run(up_to=2)
+    assert indexer.status()["stage_reached"] == 1
+

@@ -1,0 +1,167 @@
+"""The ladder index without the LLM: passages, windows, stage 1 (BM25 and
+vectors on disk, reopened), one fused search call, and what a new embedder
+or new chunking redoes."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+from engine.importer import parse_book
+from engine.index.chunking import count_tokens, fixed_passages
+from engine.index.indexer import BookIndexer
+from engine.index.search import BookSearch
+from engine.index.store import IndexStore
+from engine.index.vectors import embed_passages, windows_of
+from engine.llm import ModelSettings, open_embedder
+from engine.llm.embedder import OnnxEmbedder
+from engine.llm.loading import embedder_spec
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return open_embedder(ModelSettings())
+
+
+def test_passages_are_about_400_tokens_with_overlap_inside_sections(sample_book):
+    book = parse_book(sample_book)
+    everything = []
+    for section in book.sections:
+        passages = fixed_passages(book, section)
+        assert passages, section.label
+        for passage in passages:
+            assert section.body_start <= passage.start < passage.end <= section.end
+            assert 150 <= passage.tokens <= 520
+            inside = [p.id for p in book.paragraphs if p.end > passage.start and p.start < passage.end]
+            assert (passage.paragraph_first, passage.paragraph_last) == (inside[0], inside[-1])
+            text = book.text[passage.start:passage.end]
+            assert text[0].isalnum() or text[0] in "\"\u201c'\u2018(_"  # starts at a sentence or paragraph
+            assert text.rstrip()[-1] in ".!?\"\u201d'\u2019)_-:;*" or text.endswith("\n")
+        overlaps = [count_tokens([book.text[b.start:a.end]])[0]
+                    for a, b in zip(passages, passages[1:]) if b.start < a.end]
+        assert len(overlaps) >= (len(passages) - 1) * 0.7
+        assert all(5 <= o <= 80 for o in overlaps)  # whole sentences, about 50 tokens
+        everything.extend(passages)
+    tokens = [p.tokens for p in everything]
+    assert 330 <= sum(tokens) / len(tokens) <= 420
+
+
+def test_long_passages_are_read_in_overlapping_windows(embedder):
+    text = " ".join(f"word{i} alpha beta gamma" for i in range(120))  # ~ 720 word pieces
+    tokens = embedder.count_tokens(text)
+    windows = windows_of(text, tokens, embedder.max_tokens, embedder.count_tokens)
+    assert len(windows) >= 3
+    assert all(embedder.count_tokens(w) <= embedder.max_tokens - 2 for w in windows)
+    assert windows[0].startswith("word0 ") and windows[-1].endswith("word119 alpha beta gamma")
+    joined = " ".join(windows)
+    assert all(f"word{i} " in joined for i in range(120))  # nothing is skipped
+    short = "A short passage."
+    assert windows_of(short, embedder.count_tokens(short), embedder.max_tokens) == [short]
+    vectors = embed_passages(embedder, [short, text])
+    assert np.allclose(vectors[0], embedder.embed([short])[0], atol=1e-5)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+@pytest.fixture
+def stage1(library, fixtures, embedder):
+    book_id = library.import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    indexer = BookIndexer(library, book_id, embedder=embedder)
+    result = indexer.run(up_to=1)
+    assert result.completed_stage == 1 and not result.cancelled
+    return library, book_id, indexer
+
+
+def test_stage_one_makes_the_book_searchable_on_disk(stage1, embedder):
+    library, book_id, indexer = stage1
+    status = indexer.status()
+    assert status["stage_reached"] == 1 and status["searchable"]
+    assert status["stages"]["1"]["done"] == status["stages"]["1"]["total"] == 3
+    assert status["counts"]["passage"] >= 9
+    folder = library.folder(book_id) / "index"
+    assert (folder / "CURRENT").is_file()
+    generation = folder / f"gen-{status['generation']}"
+    assert (generation / "tantivy" / "meta.json").is_file() and (generation / "vectors.hnsw").is_file()
+
+    # A new process would open the files afresh: so does a new store and search.
+    store = IndexStore(library.folder(book_id) / "book.sqlite")
+    search = BookSearch(folder, store, embedder)
+    hits = search.search("the hare the dogs tore", k=3)
+    assert hits and hits[0].node.section == 2
+    assert hits[0].bm25_rank is not None and hits[0].dense_rank is not None
+    assert hits[0].score == pytest.approx(1 / (60 + hits[0].bm25_rank) + 1 / (60 + hits[0].dense_rank))
+    passage = hits[0].node
+    book = library.load(book_id)
+    assert passage.text == book.text[passage.start:passage.end]
+    # Filters: only chapter 3; only summaries (there are none yet).
+    assert {h.node.section for h in search.search("the hare the dogs tore", k=5, sections=[3])} == {3}
+    assert search.search("the hare the dogs tore", levels=[2, 3]) == []
+    # Meaning without the words: dense search alone finds the breaking-in chapter.
+    found = search.search("training a young horse to carry a rider", k=3)
+    assert 3 in {h.node.section for h in found}
+    # The query language's special characters are just text.
+    assert search.search('what:does "the (hare) mean? AND OR') is not None
+    store.close()
+
+
+def test_a_second_run_redoes_nothing(stage1):
+    _, _, indexer = stage1
+    generation = indexer.status()["generation"]
+    result = indexer.run(up_to=1)
+    assert result.stats[1]["passages_made"] == 0 and result.stats[1]["vectors_refreshed"] == 0
+    assert indexer.status()["generation"] == generation
+
+
+def test_a_new_embedder_redoes_the_vectors_only(stage1, tmp_path):
+    library, book_id, indexer = stage1
+    before = {node.id: node.text for node in indexer.store.nodes()}
+    spec = embedder_spec(ModelSettings())
+    folder = tmp_path / "another-embedder"
+    folder.mkdir()
+    shutil.copy(spec["model_path"], folder / "model.onnx")
+    other = OnnxEmbedder(folder / "model.onnx", spec["tokenizer_path"], model_id="another-embedder")
+    rerun = BookIndexer(library, book_id, embedder=other)
+    result = rerun.run(up_to=1)
+    assert result.stats[1]["passages_made"] == 0
+    assert result.stats[1]["vectors_refreshed"] == len(before)
+    assert {node.id: node.text for node in rerun.store.nodes()} == before
+    assert rerun.status()["embedder"]["model"] == "another-embedder"
+    assert rerun.search().search("the hare", k=1)[0].dense_rank is not None
+
+
+def test_new_chunking_redoes_everything(stage1):
+    library, book_id, indexer = stage1
+    count = indexer.status()["counts"]["passage"]
+    smaller = BookIndexer(library, book_id, embedder=indexer.embedder)
+    smaller.parameters = type(smaller.parameters)(passage_tokens=200, overlap_tokens=30)
+    result = smaller.run(up_to=1)
+    assert result.stats[1]["passages_made"] > count
+    assert smaller.status()["chunking"]["passage_tokens"] == 200
+
+
+def test_index_and_status_commands(chapterhouse_home, fixtures):
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "CHAPTERHOUSE_HOME": str(chapterhouse_home)}
+    run = subprocess.run([sys.executable, "-m", "engine", "index", str(fixtures / "black-beauty-excerpt.txt"),
+                          "--stage", "1"], capture_output=True, text=True, cwd=root, env=env)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("indexed: Black Beauty to stage 1")
+    bar = run.stderr.strip().splitlines()
+    assert bar[0].startswith("stage 1/4 passages") and "%" in bar[0]
+    assert "100.0%" in bar[-1]
+    status = subprocess.run([sys.executable, "-m", "engine", "status", "Black Beauty", "--json"],
+                            capture_output=True, text=True, cwd=root, env=env)
+    document = json.loads(status.stdout)
+    assert document["stage_reached"] == 1 and document["searchable"]
+    assert document["stages"]["2"] == {"name": "situating sentences", "done": 0, "total": 3, "built_by": None,
+                                       "stats": None}
+    human = subprocess.run([sys.executable, "-m", "engine", "status", "Black Beauty"], capture_output=True,
+                           text=True, cwd=root, env=env).stdout
+    assert "stage 1 of 4, searchable" in human and "situating sentences    0/3" in human

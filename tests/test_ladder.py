@@ -1,0 +1,238 @@
+"""The whole ladder with the embedded default models, for real, on a short
+book (three chapters, about 1,650 words): situating sentences, summaries,
+tiers and cards; resuming after SIGKILL; cancelling; model changes."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.index.indexer import BookIndexer, IndexingError
+from engine.llm import CancelToken, ModelSettings, open_embedder, open_generator
+from engine.llm.llama import LlamaGenerator
+from engine.llm.loading import generator_spec
+from engine.store import Library
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def models():
+    return open_generator(ModelSettings()), open_embedder(ModelSettings())
+
+
+@pytest.fixture(scope="module")
+def full(tmp_path_factory, models):
+    """One complete run, shared by the tests that only read its result."""
+    home = tmp_path_factory.mktemp("ladder-home")
+    library = Library(home)
+    book_id = library.import_book(ROOT / "tests" / "fixtures" / "three-chapters.txt").book_id
+    generator, embedder = models
+    indexer = BookIndexer(library, book_id, generator=generator, embedder=embedder)
+    events = []
+    result = indexer.run(up_to=4, progress=events.append)
+    return indexer, result, events
+
+
+def test_every_rung_is_built(full):
+    indexer, result, _ = full
+    assert result.completed_stage == 4 and not result.cancelled
+    status = indexer.status()
+    assert status["stage_reached"] == 4
+    counts = status["counts"]
+    assert counts["passage"] == 6 and counts["section-summary"] == 3 and counts["book-summary"] == 1
+    assert counts["card"] == 5
+    passages = indexer.store.nodes(kind="passage")
+    for passage in passages:
+        assert passage.context and len(passage.context.split()) <= 40
+        assert not re.search(r"\b(chapter|stave)\s+([2-9]|[IVX]{2,})\b", passage.context, re.I) or \
+            str(passage.section) in passage.context
+    stage2 = result.stats[2]
+    assert stage2["situating_written"] + stage2["situating_fallbacks"] == 6
+    fallbacks = [p.context for p in passages if p.context.startswith("From Chapter")]
+    assert len(fallbacks) == stage2["situating_fallbacks"]
+    assert all(re.fullmatch(r"From Chapter \d, \u2018[^\u2019]+\u2019, of Three Chapters from Black Beauty\.", f)
+               for f in fallbacks)
+    for summary in indexer.store.nodes(kind="section-summary"):
+        assert 8 <= len(summary.text.split()) <= 90
+    cards = {node.id: node for node in indexer.store.nodes(kind="card")}
+    assert set(cards) == {"card:structure", "card:characters", "card:terms", "card:chronology", "card:themes"}
+    structure = cards["card:structure"].data
+    assert [line["label"] for line in structure["sections"]] == ["Chapter 1", "Chapter 2", "Chapter 3"]
+    assert all(card.text for card in cards.values())
+    for entry in cards["card:characters"].data["characters"]:
+        assert entry["name"] in indexer.book.text
+        assert all(alias in indexer.book.text for alias in entry["also_called"])
+
+
+def test_the_manifest_records_what_built_each_stage(full):
+    indexer, _, _ = full
+    manifest = indexer.store.manifest()
+    assert manifest["format_version"] == 1
+    assert manifest["chunking"]["passage_tokens"] == 400 and manifest["chunking"]["segmenter"] == "fixed"
+    assert manifest["stage1"]["embedder"]["checksum"].startswith("sha256:8199be6f")
+    assert manifest["stage4"]["generator"]["model"] == "smollm2-135m-instruct-q4_1"
+    assert manifest["stage4"]["generator"]["checksum"].startswith("sha256:b179c952")
+
+
+def test_each_section_is_read_about_once(full, models):
+    indexer, result, _ = full
+    generator = models[0]
+    book_tokens = sum(generator.count_tokens(indexer.book.text[s.body_start:s.end]) for s in indexer.book.sections)
+    # The fixed cost of tiers and cards is large beside a 2,000-token book; the
+    # whole-ladder figure on a real book is in tests/benchmarks/ladder_speed.py.
+    processed = result.stats[2]["processed_prompt_tokens"]
+    assert processed <= 1.5 * book_tokens, (processed, book_tokens)
+    # Without the shared prefix every question would re-read its section.
+    assert result.stats[2]["prompt_tokens"] > 2 * result.stats[2]["processed_prompt_tokens"]
+
+
+def test_progress_reports_stage_counts_and_time_left(full):
+    _, _, events = full
+    assert {event.stage for event in events} == {1, 2, 3, 4}
+    stage2 = [event for event in events if event.stage == 2]
+    assert [event.detail for event in stage2[:3]] == ["Chapter 1", "Chapter 2", "Chapter 3"]
+    assert stage2[0].eta_seconds is None and stage2[1].eta_seconds > 0
+    assert stage2[-1].done == stage2[-1].total
+
+
+def test_search_reaches_every_level(full):
+    indexer, _, _ = full
+    search = indexer.search()
+    summaries = search.search("the hunt and the hare", levels=[2], k=3)
+    assert summaries and all(hit.node.level == 2 for hit in summaries)
+    cards = search.search("characters", levels=[3], k=2)
+    assert cards and cards[0].node.kind == "card"
+    passages = search.search("a bit and bridle", levels=[1], k=2)
+    assert passages[0].node.section == 3
+    # The situating sentence is searchable with its passage.
+    situated = indexer.store.nodes(kind="passage")[0]
+    words = " ".join(situated.context.split()[:6])
+    assert situated.id in [hit.node.id for hit in search.search(words, levels=[1], k=6)]
+
+
+def test_a_new_generator_redoes_stages_two_to_four_only(full, models, tmp_path):
+    indexer, _, _ = full
+    copy = tmp_path / "renamed-model.gguf"
+    shutil.copy(generator_spec(ModelSettings())["path"], copy)
+    other = LlamaGenerator(copy, model_id="another-generator", context_size=2048)
+    rerun = BookIndexer(indexer.library, indexer.book_id, generator=other, embedder=models[1])
+    stopped = CancelToken()
+    stopped.cancel()
+    result = rerun.run(up_to=4, cancel=stopped)  # reconcile, then stop at once
+    assert result.cancelled
+    status = rerun.status()
+    assert status["stages"]["1"]["done"] == 3
+    assert [status["stages"][s]["done"] for s in ("2", "3", "4")] == [0, 0, 0]
+    assert status["generator"]["model"] == "another-generator"
+    # The old situating sentences stay searchable until each section is redone.
+    assert all(p.context for p in rerun.store.nodes(kind="passage"))
+    other.close()
+
+
+def _index_process(home: Path, *args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "engine", "index", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "CHAPTERHOUSE_HOME": str(home)})
+
+
+def _kill_when(process: subprocess.Popen, pattern: str, timeout: float = 180) -> None:
+    deadline = time.time() + timeout
+    for line in process.stderr:
+        if re.search(pattern, line):
+            process.send_signal(signal.SIGKILL)
+            process.wait(10)
+            return
+        if time.time() > deadline:
+            break
+    process.kill()
+    pytest.fail(f"never saw {pattern!r} in the indexer's progress")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGKILL is POSIX")
+def test_killed_mid_stage_resumes_without_redoing_or_duplicating(tmp_path, fixtures):
+    home = tmp_path / "home"
+    library = Library(home)
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+
+    # Killed in stage 1, after chapter 1 was committed.
+    _kill_when(_index_process(home, book_id, "--stage", "1"), r"stage 1/4 .*Chapter 2")
+    # Killed at a few moments of a second attempt, wherever it has got to.
+    for delay in (0.4, 1.2):
+        process = _index_process(home, book_id, "--stage", "1")
+        time.sleep(delay)
+        process.send_signal(signal.SIGKILL)
+        process.wait(10)
+    resumed = subprocess.run([sys.executable, "-m", "engine", "index", book_id, "--stage", "1", "--json"], cwd=ROOT,
+                             capture_output=True, text=True, env={**os.environ, "CHAPTERHOUSE_HOME": str(home)})
+    assert resumed.returncode == 0, resumed.stderr
+    report = json.loads(resumed.stdout)
+    assert report["status"]["stage_reached"] == 1
+    assert report["result"]["stats"]["1"]["passages_made"] < 6  # chapter 1 was not cut again
+    assert report["status"]["counts"]["passage"] == 6
+
+    # Killed in stage 2 after chapter 1's situating sentences and summary were committed.
+    _kill_when(_index_process(home, book_id, "--stage", "2"), r"stage 2/4 .*Chapter 2")
+    indexer = BookIndexer(Library(home), book_id)
+    assert indexer.status()["stages"]["2"]["done"] == 1
+    assert indexer.status()["searchable"]
+    result = indexer.run(up_to=2)
+    written = result.stats[2]["situating_written"] + result.stats[2]["situating_fallbacks"]
+    chapter_one = len(indexer.store.nodes(kind="passage", section=1))
+    assert written == 6 - chapter_one  # only chapters 2 and 3 were read again
+    assert indexer.status()["stages"]["2"]["done"] == 3
+    assert indexer.status()["counts"] | {} == {**indexer.status()["counts"], "passage": 6, "section-summary": 3}
+    folder = Library(home).folder(book_id) / "index"
+    assert [entry.name for entry in folder.iterdir() if entry.is_dir()] == [f"gen-{indexer.status()['generation']}"]
+
+
+def test_cancel_stops_within_a_second_and_keeps_the_checkpoint(tmp_path, fixtures, models):
+    library = Library(tmp_path / "home")
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    indexer = BookIndexer(library, book_id, generator=models[0], embedder=models[1])
+    indexer.run(up_to=1)
+    cancel = CancelToken()
+    started_stage2 = threading.Event()
+    outcome = {}
+
+    def progress(event):
+        if event.stage == 2:
+            started_stage2.set()
+
+    def work():
+        outcome["result"] = indexer.run(up_to=4, progress=progress, cancel=cancel)
+        outcome["returned"] = time.perf_counter()
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    assert started_stage2.wait(30)
+    time.sleep(1.5)  # well inside the first section's LLM calls
+    cancelled_at = time.perf_counter()
+    cancel.cancel()
+    thread.join(20)
+    assert outcome["result"].cancelled
+    assert outcome["returned"] - cancelled_at < 1.0
+    status = indexer.status()
+    assert status["stage_reached"] == 1 and status["searchable"]
+    assert indexer.search().search("the hare", k=1)
+
+
+def test_a_section_longer_than_the_context_is_a_clear_error(tmp_path, fixtures, models):
+    library = Library(tmp_path / "home")
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    small = LlamaGenerator(generator_spec(ModelSettings())["path"], context_size=512)
+    indexer = BookIndexer(library, book_id, generator=small, embedder=models[1])
+    with pytest.raises(IndexingError, match="too long for the model's context"):
+        indexer.run(up_to=2)
+    status = indexer.status()
+    assert status["stage_reached"] == 1 and status["stages"]["2"]["done"] == 0 and status["searchable"]
+    small.close()
