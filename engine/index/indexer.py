@@ -35,7 +35,7 @@ from .search import BookSearch
 from .searchfiles import build_generation, current_generation
 from .segmenter import SegmentationStats, llm_passages
 from .store import BOOK_SUMMARY, CARD, PART_SUMMARY, PASSAGE, SECTION_SUMMARY, TIER_SUMMARY, IndexStore, Node
-from .vectors import embed_passages
+from .vectors import embed_windows
 from .writing import Cancelled, WritingStats, combine, situate_and_summarize
 
 STAGES = {1: "passages", 2: "situating sentences", 3: "summaries", 4: "cards"}
@@ -248,7 +248,7 @@ class BookIndexer:
                           paragraph_first=span.paragraph_first, paragraph_last=span.paragraph_last,
                           tokens=span.tokens, title=span.title)
                      for n, span in enumerate(spans, start=1)]
-            vectors = embed_passages(self.embedder, [node.embedded_text() for node in nodes], cancel)
+            vectors = embed_windows(self.embedder, [node.embedded_text() for node in nodes], cancel)
             with self.store.transaction():
                 self.store.delete_nodes(kind=PASSAGE, section=section.ordinal)
                 self.store.put_nodes(nodes)
@@ -271,7 +271,7 @@ class BookIndexer:
         stale = self.store.stale_vectors(self.store.nodes())
         for start in range(0, len(stale), 32):
             batch = stale[start:start + 32]
-            vectors = embed_passages(self.embedder, [node.embedded_text() for node in batch], cancel)
+            vectors = embed_windows(self.embedder, [node.embedded_text() for node in batch], cancel)
             with self.store.transaction():
                 self.store.put_vectors([(n.id, n.text_hash(), v) for n, v in zip(batch, vectors)])
                 self._bump()
@@ -301,7 +301,7 @@ class BookIndexer:
             for passage in passages:
                 passage.context = contexts.get(passage.id)
             changed = passages + summaries
-            vectors = embed_passages(self.embedder, [node.embedded_text() for node in changed], cancel)
+            vectors = embed_windows(self.embedder, [node.embedded_text() for node in changed], cancel)
             with self.store.transaction():
                 self.store.set_contexts(contexts, identity)
                 self.store.delete_nodes(section=section.ordinal, kinds=(PART_SUMMARY, SECTION_SUMMARY))
@@ -356,7 +356,7 @@ class BookIndexer:
                              end=len(self.book.text), title=f"{self.book.title}: the whole book",
                              sections=[s.ordinal for s in self.book.sections], built_by=identity)
             tiers = [t for t in tiers if t.id != root.id] + [book_node]
-        vectors = embed_passages(self.embedder, [node.embedded_text() for node in tiers], cancel)
+        vectors = embed_windows(self.embedder, [node.embedded_text() for node in tiers], cancel)
         with self.store.transaction():
             self.store.delete_nodes(kinds=(TIER_SUMMARY, BOOK_SUMMARY))
             self.store.put_nodes(tiers)
@@ -382,10 +382,10 @@ class BookIndexer:
         cards = write_cards(self.generator, self.book, section_summaries, book_summary, cancel, stats, identity,
                             skip=done)
         for card in cards:
-            vector = embed_passages(self.embedder, [card.embedded_text()], cancel)
+            vectors = embed_windows(self.embedder, [card.embedded_text()], cancel)
             with self.store.transaction():
                 self.store.put_nodes([card])
-                self.store.put_vectors([(card.id, card.text_hash(), vector[0])])
+                self.store.put_vectors([(card.id, card.text_hash(), vectors[0])])
                 self.store.mark_done(_CARDS, card.id.split(":", 1)[1])
                 self._bump()
             clock.advance(1)

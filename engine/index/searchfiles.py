@@ -178,7 +178,13 @@ class OpenGeneration:
         available = int(allowed.sum())
         if not available:
             return []
-        limit = min(k, available)
-        self.space.set_ef(max(64, limit * 4))
+        # A node has a vector per window: fetch enough rows for k nodes, keep each node's best.
+        limit = min(k * 3, available)
+        self.space.set_ef(max(64, limit * 2))
         labels, distances = self.space.knn_query(vector.reshape(1, -1), k=limit, filter=lambda label: bool(allowed[label]))
-        return [(self.ids[label], 1.0 - float(distance)) for label, distance in zip(labels[0], distances[0])]
+        best: dict[str, float] = {}
+        for label, distance in zip(labels[0], distances[0]):
+            node_id = self.ids[label]
+            if node_id not in best:
+                best[node_id] = 1.0 - float(distance)
+        return list(best.items())[:k]

@@ -47,9 +47,11 @@ CREATE TABLE IF NOT EXISTS index_nodes (
 );
 CREATE INDEX IF NOT EXISTS index_nodes_by_section ON index_nodes(section, kind, seq);
 CREATE TABLE IF NOT EXISTS index_vectors (
-    node_id TEXT PRIMARY KEY REFERENCES index_nodes(id) ON DELETE CASCADE,
+    node_id TEXT NOT NULL REFERENCES index_nodes(id) ON DELETE CASCADE,
+    window INTEGER NOT NULL,
     text_hash TEXT NOT NULL,
-    vector BLOB NOT NULL
+    vector BLOB NOT NULL,
+    PRIMARY KEY (node_id, window)
 );
 CREATE TABLE IF NOT EXISTS index_progress (
     step TEXT NOT NULL,
@@ -183,20 +185,27 @@ class IndexStore:
     # ------------------------------------------------------------ vectors
 
     def put_vectors(self, items: list[tuple[str, str, np.ndarray]]) -> None:
-        """(node id, hash of the embedded text, vector) rows (inside a transaction)."""
+        """(node id, hash of the embedded text, window vectors) for each node,
+        replacing what the node had (inside a transaction)."""
+        self._connection.executemany("DELETE FROM index_vectors WHERE node_id = ?", [(item[0],) for item in items])
+        rows = []
+        for node_id, text_hash, vectors in items:
+            for window, vector in enumerate(np.atleast_2d(np.asarray(vectors, dtype=np.float32))):
+                rows.append((node_id, window, text_hash, vector.tobytes()))
         self._connection.executemany(
-            "INSERT OR REPLACE INTO index_vectors (node_id, text_hash, vector) VALUES (?, ?, ?)",
-            [(node_id, text_hash, np.asarray(vector, dtype=np.float32).tobytes()) for node_id, text_hash, vector in items],
-        )
+            "INSERT INTO index_vectors (node_id, window, text_hash, vector) VALUES (?, ?, ?, ?)", rows)
 
     def stale_vectors(self, nodes: list[Node]) -> list[Node]:
-        """Nodes whose vector is missing or was made from other text."""
-        have = dict(self._connection.execute("SELECT node_id, text_hash FROM index_vectors"))
+        """Nodes whose vectors are missing or were made from other text."""
+        have = dict(self._connection.execute("SELECT node_id, text_hash FROM index_vectors WHERE window = 0"))
         return [node for node in nodes if have.get(node.id) != node.text_hash()]
 
     def vectors(self) -> tuple[list[str], np.ndarray]:
+        """Every window vector, with the node it belongs to (a node id repeats
+        once per window)."""
         rows = self._connection.execute(
-            "SELECT v.node_id, v.vector FROM index_vectors v JOIN index_nodes n ON n.id = v.node_id ORDER BY n.rowid")
+            "SELECT v.node_id, v.vector FROM index_vectors v JOIN index_nodes n ON n.id = v.node_id "
+            "ORDER BY n.rowid, v.window")
         ids, blobs = [], []
         for node_id, blob in rows:
             ids.append(node_id)

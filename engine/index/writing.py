@@ -69,7 +69,7 @@ def section_name(section: Section) -> str:
 def fallback_situating(book: Book, section: Section) -> str:
     """"From Chapter 16, 'The Fire', of Black Beauty." """
     title = f", \u2018{_plain_title(section.title)}\u2019" if section.title else ""
-    return f"From {section.label}{title}, of {book.title}."
+    return f"From {section.label}{title}, of {book.title.split(':')[0].strip()}."
 
 
 def _plain_title(title: str) -> str:
@@ -144,10 +144,11 @@ def situate_and_summarize(generator, book: Book, section: Section, passages: lis
         prefix = _prefix(book, section, marked_text(book, part))
         seen: set[str] = set()
         for number, passage in enumerate(part, start=1):
-            opening = " ".join(book.text[passage.start:passage.end].split()[:18])
-            question = (f"Passage [P{number}] begins: \u201c{opening}\u2026\u201d\n"
-                        f"In one sentence of at most {MAX_SITUATING_WORDS} words, say who is in passage [P{number}], "
-                        "where it happens and at what point of the story. Do not give chapter numbers.")
+            opening = " ".join(book.text[passage.start:passage.end].split()[:14])
+            # A plain question works better with small models than a task description.
+            question = (f"In the part that begins \u201c{opening}\u2026\u201d, who is there, where are they, and "
+                        f"what happens? Answer in one sentence of at most {MAX_SITUATING_WORDS} words, without "
+                        "chapter numbers.")
             answer = _ask(generator, prefix, question,
                           GenerationOptions(max_tokens=72, temperature=0.0, repeat_penalty=1.1, stop=("\n",)),
                           cancel, stats)
@@ -219,6 +220,9 @@ def check_situating(answer: str, section: Section, seen: set[str], passage: str 
     """The sentence to keep, or None with the reason it was refused."""
     text = " ".join(answer.strip().strip("\"\u201c\u201d'").split())
     text = re.sub(r"^(sure|certainly|okay|answer)[,:!.]?\s+", "", text, flags=re.I)
+    # "The Ghost, in passage [P4], is introduced": the reference goes, the sentence stays.
+    text = re.sub(r",?\s*\b(in|from)\s+(this\s+)?(passage|part)\s*(\[P\d+\])?,?", "", text, flags=re.I)
+    text = re.sub(r"\s*\[P\d+\]", "", text).strip(" ,")
     if not text:
         return None, "empty"
     text = _first_sentence(text)

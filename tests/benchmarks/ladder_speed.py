@@ -26,28 +26,39 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 
-def raw_llama_rates(path: Path, threads: int, prompt_tokens: int = 1500, generate: int = 64) -> tuple[float, float]:
-    """Prompt and generation tokens/s of plain llama_cpp.Llama on this machine."""
-    import llama_cpp
+_RAW_PROBE = r"""
+import json, sys, time
+import llama_cpp
+from engine.importer import parse_book
+from engine.paths import sample_book_path
+path, threads, prompt_tokens, generate = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+llm = llama_cpp.Llama(path, n_ctx=prompt_tokens + generate + 64, n_threads=threads, n_threads_batch=threads,
+                      n_gpu_layers=0, verbose=False)
+text = parse_book(sample_book_path()).text
+tokens = llm.tokenize(text[5000:].encode(), add_bos=True)[:prompt_tokens]
+started = time.perf_counter()
+llm.eval(tokens)
+prompt_rate = len(tokens) / (time.perf_counter() - started)
+produced = 0
+started = time.perf_counter()
+for token in llm.generate(tokens, temp=0.0):
+    produced += 1
+    if produced >= generate:
+        break
+print(json.dumps([prompt_rate, produced / (time.perf_counter() - started)]))
+"""
 
-    from engine.importer import parse_book
-    from engine.paths import sample_book_path
 
-    llm = llama_cpp.Llama(str(path), n_ctx=4096, n_threads=threads, n_threads_batch=threads, n_gpu_layers=0,
-                          verbose=False)
-    text = parse_book(sample_book_path()).text
-    tokens = llm.tokenize(text[5000:40000].encode(), add_bos=True)[:prompt_tokens]
-    started = time.perf_counter()
-    llm.eval(tokens)
-    prompt_rate = len(tokens) / (time.perf_counter() - started)
-    produced = 0
-    started = time.perf_counter()
-    for token in llm.generate(tokens, temp=0.0):
-        produced += 1
-        if produced >= generate:
-            break
-    generation_rate = produced / (time.perf_counter() - started)
-    llm.close()
+def raw_llama_rates(path: Path, threads: int, prompt_tokens: int, generate: int = 64) -> tuple[float, float]:
+    """Prompt and generation tokens/s of plain llama_cpp.Llama at a context as
+    deep as the ladder's prompts, in a process of its own (so its memory is
+    not counted against the indexer's)."""
+    import json
+    import subprocess
+
+    output = subprocess.run([sys.executable, "-c", _RAW_PROBE, str(path), str(threads), str(prompt_tokens),
+                             str(generate)], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    prompt_rate, generation_rate = json.loads(output.strip().splitlines()[-1])
     return prompt_rate, generation_rate
 
 
@@ -109,9 +120,13 @@ def main() -> int:
         if args.stages >= 2:
             book_tokens = sum(generator.count_tokens(book.text[s.body_start:s.end]) for s in book.sections)
             spec = generator_spec(settings)
-            prompt_rate, generation_rate = raw_llama_rates(spec["path"], args.threads)
-            print(f"book tokens (generator's tokenizer): {book_tokens:,}; raw llama.cpp here: "
-                  f"{prompt_rate:.0f} prompt tok/s, {generation_rate:.0f} generated tok/s")
+            # The ladder's prompts are section parts: measure raw llama.cpp at that depth.
+            passage_tokens = [generator.count_tokens(text) for text in passages]
+            depth = min(generator.context_size - 600, sum(passage_tokens) // max(1, stats[2].get("parts", 1))
+                        if isinstance(stats[2].get("parts"), int) else 12 * (sum(passage_tokens) // len(passage_tokens)))
+            prompt_rate, generation_rate = raw_llama_rates(spec["path"], args.threads, depth)
+            print(f"book tokens (generator's tokenizer): {book_tokens:,}; raw llama.cpp here at a {depth}-token "
+                  f"context: {prompt_rate:.0f} prompt tok/s, {generation_rate:.0f} generated tok/s")
             processed_total = 0
             llm_seconds = raw_seconds = 0.0
             names = {2: "situating sentences", 3: "summaries and tiers", 4: "cards"}
