@@ -55,6 +55,8 @@ class SegmentationStats:
     fallback_sections: int = 0
     retries: int = 0
     repaired_gaps: int = 0
+    llm_windows: int = 0  # stretches of a section the model segmented
+    fallback_windows: int = 0  # stretches left to the fixed splitter
 
 
 def section_sentences(book: Book, section: Section) -> list[Unit]:
@@ -75,12 +77,16 @@ def llm_passages(generator, book: Book, section: Section, cancel: CancelToken, w
     if not sentences:
         return []
     spans: list[PassageSpan] = []
-    failed = False
+    segmented = False
     for window in _windows(generator, book, sentences):
         segments = _segment_window(generator, book, section, window, cancel, writing, stats)
         if segments is None:
-            failed = True
-            break
+            # This stretch keeps the fixed splitter; the rest of the section need not.
+            stats.fallback_windows += 1
+            spans.extend(passages_from_units(book, section.ordinal, window, parameters))
+            continue
+        segmented = True
+        stats.llm_windows += 1
         for first, last, subtitle, context in segments:
             units = window[first:last + 1]
             size = sum(u.tokens for u in units)
@@ -91,7 +97,7 @@ def llm_passages(generator, book: Book, section: Section, cancel: CancelToken, w
             for piece in pieces:
                 piece.title = subtitle or None
             spans.extend(pieces)
-    if failed:
+    if not segmented:
         stats.fallback_sections += 1
         return passages_from_units(book, section.ordinal, sentences, parameters)
     stats.llm_sections += 1

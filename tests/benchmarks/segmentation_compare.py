@@ -75,7 +75,7 @@ def main() -> int:
         print(f"{book.title} ({len(sections)} sections)")
         print(f"  fixed splitter   {fixed_score:.3f}  over {fixed_count} boundaries, {len(fixed)} passages")
         print(f"  LLM segmenter    {llm_score:.3f}  over {llm_count} boundaries, {len(llm)} passages; "
-              f"{stats.llm_sections} sections segmented by the model, {stats.fallback_sections} fell back, "
+              f"{stats.llm_windows} stretches segmented by the model, {stats.fallback_windows} fell back, "
               f"{stats.retries} retries, {stats.repaired_gaps} gaps repaired; {seconds:.0f} s")
     return 0
 
