@@ -73,10 +73,12 @@ def _parser() -> argparse.ArgumentParser:
     command.add_argument("book", metavar="BOOK")
     command.set_defaults(handler=_remove)
 
+    from .answer_cli import add_parsers as add_answer_parsers
     from .index_cli import add_parsers as add_index_parsers
     from .models_cli import add_parser as add_models_parser
 
     add_index_parsers(commands)
+    add_answer_parsers(commands)
     add_models_parser(commands)
 
     command = commands.add_parser("gui", help="start the desktop app")

@@ -32,6 +32,7 @@ class BookSearch:
         self.store = store
         self.embedder = embedder
         self._open: OpenGeneration | None = None
+        self._query_vectors: dict[str, object] = {}
 
     def _generation(self) -> OpenGeneration | None:
         generation = current_generation(self.folder)
@@ -46,18 +47,41 @@ class BookSearch:
         built = self.store.manifest_value("embedder")
         return self.embedder is not None and built is not None and built.get("key") == embedder_key(self.embedder)
 
+    # ---------------------------------------------------- ranked lists (node id, score)
+
+    def bm25(self, query: str, levels=ALL_LEVELS, k: int = 50, sections=None) -> list[tuple[str, float]]:
+        opened = self._generation()
+        return opened.bm25(query, set(levels), _set(sections), k) if opened and query.strip() else []
+
+    def phrase(self, words: str, levels=ALL_LEVELS, k: int = 50, sections=None) -> list[tuple[str, float]]:
+        opened = self._generation()
+        return opened.phrase(words, set(levels), _set(sections), k) if opened and words.strip() else []
+
+    def dense(self, query: str, levels=ALL_LEVELS, k: int = 50, sections=None) -> list[tuple[str, float]]:
+        opened = self._generation()
+        if opened is None or not query.strip() or not self.dense_available:
+            return []
+        return opened.dense(self.query_vector(query), set(levels), _set(sections), k)
+
+    def query_vector(self, query: str):
+        vector = self._query_vectors.get(query)
+        if vector is None:
+            vector = self._query_vectors[query] = self.embedder.embed_query(query)
+        return vector
+
+    def nodes(self, ids: list[str]) -> list[Node]:
+        return [node for node in (self.store.node(node_id) for node_id in ids) if node is not None]
+
+    # ---------------------------------------------------- the fused search
+
     def search(self, query: str, levels: tuple[int, ...] | list[int] = ALL_LEVELS, k: int = 10,
                sections: list[int] | set[int] | None = None) -> list[Hit]:
         opened = self._generation()
         if opened is None or not query.strip():
             return []
-        levels_set = set(levels)
-        sections_set = set(sections) if sections is not None else None
         depth = max(k * 4, 50)
-        lexical = opened.bm25(query, levels_set, sections_set, depth)
-        dense: list[tuple[str, float]] = []
-        if self.dense_available:
-            dense = opened.dense(self.embedder.embed_query(query), levels_set, sections_set, depth)
+        lexical = self.bm25(query, levels, depth, sections)
+        dense = self.dense(query, levels, depth, sections)
         fused: dict[str, Hit] = {}
         for rank, (node_id, score) in enumerate(lexical, start=1):
             hit = fused.setdefault(node_id, Hit(node=None, score=0.0))  # type: ignore[arg-type]
@@ -81,3 +105,7 @@ def embedder_key(embedder) -> str:
     from .builders import embedder_identity
 
     return embedder_identity(embedder)["key"]
+
+
+def _set(values) -> set[int] | None:
+    return set(values) if values is not None else None

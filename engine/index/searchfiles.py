@@ -152,15 +152,27 @@ class OpenGeneration:
             self.space = hnswlib.Index(space="cosine", dim=meta["dimension"])
             self.space.load_index(str(generation.folder / "vectors.hnsw"), max_elements=len(self.ids))
 
-    def bm25(self, query: str, levels: set[int], sections: set[int] | None, k: int) -> list[tuple[str, float]]:
-        import tantivy
-
+    def bm25(self, query: str, levels: set[int], sections: set[int] | None, k: int,
+             fields: tuple[str, ...] = ("text", "context")) -> list[tuple[str, float]]:
         cleaned = _OPERATORS.sub(lambda m: m.group(0).lower(), _QUERY_NOISE.sub(" ", query))
         if cleaned.count('"') % 2:
             cleaned = cleaned.replace('"', " ")
         if not cleaned.strip():
             return []
-        parsed, _errors = self.index.parse_query_lenient(cleaned, ["text", "context"])
+        parsed, _errors = self.index.parse_query_lenient(cleaned, list(fields))
+        return self._run(parsed, levels, sections, k)
+
+    def phrase(self, words: str, levels: set[int], sections: set[int] | None, k: int) -> list[tuple[str, float]]:
+        """Passages holding these words in this order (stemmed): an exact anchor."""
+        cleaned = " ".join(_QUERY_NOISE.sub(" ", words).replace('"', " ").split())
+        if not cleaned:
+            return []
+        parsed, _errors = self.index.parse_query_lenient(f'"{cleaned}"', ["text"])
+        return self._run(parsed, levels, sections, k)
+
+    def _run(self, parsed, levels: set[int], sections: set[int] | None, k: int) -> list[tuple[str, float]]:
+        import tantivy
+
         schema = self.index.schema
         clauses = [(tantivy.Occur.Must, parsed),
                    (tantivy.Occur.Must, tantivy.Query.term_set_query(schema, "level", sorted(levels)))]

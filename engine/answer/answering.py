@@ -1,0 +1,179 @@
+"""The answer: one generator call with the labelled passages, the checklist of
+the plan's parts and the rules of DESIGN.md, about 120 words, citing passage
+ids. Every citation is resolved to its passage (section label and span in the
+book); one that does not resolve is dropped and counted, never shown. If a
+part comes back "not found", retrieval is widened to 14 passages once.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import asdict, dataclass, field
+
+from ..index.store import BOOK_SUMMARY, SECTION_SUMMARY, TIER_SUMMARY
+from ..llm.types import CancelToken, ChatMessage, GenerationOptions
+from .digest import DigestLine
+from .planning import GLOBAL, MID, Plan
+from .retrieval import Retrieval
+
+RETRY_BUDGET = 14
+ANSWER_TOKENS = 220
+# A generator file under this size is a toy: its answer is shown as a draft
+# under the evidence digest rather than leading.
+SMALL_MODEL_BYTES = 1_000_000_000
+_CITATION = re.compile(r"\[([^\[\]]{1,80})\]")
+_PASSAGE_ID = re.compile(r"\bp\d+\.\d+\b")
+_NOT_FOUND = re.compile(r"\bnot found\b", re.I)
+RULES = (
+    "Rules: answer only from the passages. For each part of the checklist, pick the passage whose scene matches "
+    "the question's own description (object, person, place, first or last, who speaks). Objects are literal, not "
+    "symbols. A later part that refers back (\"that horse\") keeps the same character. A line belongs only to the "
+    "speaker the passage names. Answer every part, each from its own passage; write \"not found\" only for a part "
+    "with no plausible passage. Cite the passages you use by their ids in square brackets, like [p3.2]. "
+    "About 120 words."
+)
+
+
+@dataclass
+class Citation:
+    passage_id: str
+    section: int | None
+    label: str
+    start: int
+    end: int
+    quote: str
+
+
+@dataclass
+class AnswerResult:
+    question: str
+    answer: str
+    lead: str  # "digest" (a small model's answer is a draft) or "answer"
+    citations: list[Citation]
+    citations_dropped: int
+    not_found: bool
+    retried: bool
+    digest: list[DigestLine]
+    retrieval: Retrieval
+    plan: Plan
+    timings: dict = field(default_factory=dict)
+    tokens: dict = field(default_factory=dict)
+    cancelled: bool = False
+    labels: dict[int, str] = field(default_factory=dict)  # section ordinal -> label
+
+    def as_dict(self) -> dict:
+        return {
+            "question": self.question, "answer": self.answer, "lead": self.lead, "cancelled": self.cancelled,
+            "citations": [asdict(c) for c in self.citations], "citations_valid": len(self.citations),
+            "citations_dropped": self.citations_dropped, "not_found": self.not_found, "retried": self.retried,
+            "digest": [line.as_dict() for line in self.digest],
+            "parts": [{"text": part.part.text, "passages": [_passage_dict(self, node) for node in part.passages]}
+                      for part in self.retrieval.parts],
+            "plan": self.plan.as_dict(), "plan_path": self.plan.path,
+            "timings": self.timings, "tokens": self.tokens,
+        }
+
+
+def _passage_dict(result: AnswerResult, node) -> dict:
+    return {"id": node.id, "section": node.section, "label": result.labels.get(node.section, ""),
+            "start": node.start, "end": node.end, "text": node.text}
+
+
+def is_small(generator) -> bool:
+    path = getattr(generator, "path", None)
+    try:
+        return path is not None and path.stat().st_size < SMALL_MODEL_BYTES
+    except OSError:
+        return False
+
+
+def answer_messages(context, retrieval: Retrieval) -> list[ChatMessage]:
+    """System rules and the book's structural card first (the same for every
+    question on this book, so its prompt state is reused), then the evidence."""
+    book = context.book
+    author = book.metadata.get("author")
+    system = (f"You answer a reader's questions about the book \u201c{book.title}\u201d"
+              f"{' by ' + author if author else ''}.\n\nAbout the book:\n{context.structure_text()}\n\n{RULES}")
+    labels = {s.ordinal: s.label for s in book.sections}
+    blocks = [f"[{node.id}] ({labels.get(node.section, '')}) {' '.join(node.text.split())}"
+              for node in retrieval.passages]
+    ladder = _ladder_notes(context, retrieval)
+    checklist = "\n".join(f"{i}. {part.part.text}" for i, part in enumerate(retrieval.parts, start=1))
+    user = ("Passages:\n" + "\n\n".join(blocks) + (f"\n\nSummaries:\n{ladder}" if ladder else "")
+            + f"\n\nChecklist:\n{checklist}\n\nQuestion: {retrieval.plan.question}\nAnswer:")
+    return [ChatMessage("system", system), ChatMessage("user", user)]
+
+
+def _ladder_notes(context, retrieval: Retrieval) -> str:
+    """Summaries by scope: the sections the passages come from for MID, the
+    upper tiers and cards for GLOBAL."""
+    store = context.store
+    notes = []
+    labels = {s.ordinal: s.label for s in context.book.sections}
+    if retrieval.plan.scope in (MID, GLOBAL):
+        for section in retrieval.sections[:6]:
+            node = store.node(f"s{section}")
+            if node is not None and node.kind == SECTION_SUMMARY:
+                notes.append(f"{labels.get(section, '')}: {node.text}")
+    if retrieval.plan.scope == GLOBAL:
+        for node in store.nodes(kind=TIER_SUMMARY)[:3] + store.nodes(kind=BOOK_SUMMARY):
+            notes.append(f"{node.title}: {node.text}")
+        for name in ("characters", "themes"):
+            card = context.cards.get(name)
+            if card is not None:
+                notes.append(f"{card.title}: {card.text[:800]}")
+    return "\n".join(notes)
+
+
+def resolve_citations(text: str, context, retrieval: Retrieval) -> tuple[str, list[Citation], int]:
+    """The answer with unresolvable citations removed, the citations that
+    resolve (in order of first use), and how many were dropped."""
+    store = context.store
+    labels = {s.ordinal: s.label for s in context.book.sections}
+    citations: dict[str, Citation] = {}
+    dropped = 0
+
+    def replace(match: re.Match) -> str:
+        nonlocal dropped
+        kept = []
+        for token in re.split(r"[,;\s]+", match.group(1)):
+            token = token.strip()
+            if not token:
+                continue
+            node = store.node(token) if _PASSAGE_ID.fullmatch(token) else None
+            if node is None or node.kind != "passage":
+                dropped += 1
+                continue
+            kept.append(token)
+            citations.setdefault(token, Citation(token, node.section, labels.get(node.section, ""), node.start,
+                                                 node.end, node.text))
+        return f"[{', '.join(kept)}]" if kept else ""
+
+    cleaned = _CITATION.sub(replace, text)
+    cleaned = re.sub(r"[ \t]+([.,;:])", r"\1", re.sub(r"[ \t]{2,}", " ", cleaned)).strip()
+    return cleaned, list(citations.values()), dropped
+
+
+def generate_answer(generator, context, retrieval: Retrieval, cancel: CancelToken, on_text=None) -> dict:
+    """One generator call; returns the raw text, timings and token counts."""
+    started = time.perf_counter()
+    stream = generator.stream(answer_messages(context, retrieval),
+                              GenerationOptions(max_tokens=ANSWER_TOKENS, temperature=0.0, repeat_penalty=1.1,
+                                                truncation="truncate-longest-end"), cancel)
+    first = None
+    pieces = []
+    for piece in stream:
+        if first is None:
+            first = time.perf_counter() - started
+        pieces.append(piece)
+        if on_text is not None:
+            on_text(piece)
+    completion = stream.result
+    return {"text": "".join(pieces), "first_token": first, "seconds": time.perf_counter() - started,
+            "finish": completion.finish_reason, "prompt": completion.usage.prompt_tokens,
+            "processed": completion.usage.processed_prompt_tokens, "generated": completion.usage.completion_tokens}
+
+
+def not_found(text: str) -> bool:
+    return bool(_NOT_FOUND.search(text))

@@ -1,0 +1,46 @@
+"""Everything answering needs about one indexed book, loaded once: its
+search, the passages' sections, word rarity, and the cards and summaries
+that exist so far (a book indexed to stage 1 has none)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..book import Book
+from ..index.search import BookSearch
+from ..index.store import CARD, PASSAGE, SECTION_SUMMARY, IndexStore, Node
+from .retrieval import Rarity
+
+
+@dataclass
+class BookContext:
+    book: Book
+    store: IndexStore
+    search: BookSearch
+    rarity: Rarity
+    section_of: dict[str, int | None]
+    cards: dict[str, Node] = field(default_factory=dict)
+    has_summaries: bool = False
+
+    @classmethod
+    def load(cls, book: Book, store: IndexStore, search: BookSearch) -> "BookContext":
+        passages = store.nodes(kind=PASSAGE)
+        cards = {node.id.split(":", 1)[1]: node for node in store.nodes(kind=CARD)}
+        return cls(book=book, store=store, search=search, rarity=Rarity(passages),
+                   section_of={node.id: node.section for node in passages}, cards=cards,
+                   has_summaries=store.count(SECTION_SUMMARY) > 0)
+
+    @property
+    def characters(self) -> list[dict]:
+        card = self.cards.get("characters")
+        return (card.data or {}).get("characters", []) if card else []
+
+    def structure_text(self) -> str:
+        """The structural card, or, before stage 4, a map made from the sections."""
+        card = self.cards.get("structure")
+        if card is not None:
+            return card.text
+        lines = [f"{self.book.title}{' by ' + self.book.metadata['author'] if self.book.metadata.get('author') else ''}"
+                 f": {len(self.book.sections)} sections."]
+        lines += [section.display_name for section in self.book.sections]
+        return "\n".join(lines)

@@ -1,0 +1,112 @@
+"""The evidence digest: for each part of the question, the one to three
+sentences of its retrieved passages that best match it, in book order, each
+with its citation. No generator call: it is always faithful (the sentences
+are the book's own) and takes a fraction of a second, so it is shown first.
+
+Sentences are first shortlisted by the words they share with the part (and
+its anchors), then ranked by the embedder; anchors break ties.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..index.chunking import sentence_spans
+from .planning import content_words
+from .retrieval import Retrieval
+
+_SHORTLIST = 16
+_MAX_LINES = 3
+
+
+@dataclass
+class DigestLine:
+    part: int  # index of the plan part
+    text: str  # the sentence, verbatim from the book
+    passage_id: str
+    section: int | None
+    label: str
+    start: int
+    end: int
+    score: float
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def _stem(word: str) -> str:
+    word = word.lower().strip("'")
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
+    book = context.book
+    embedder = context.search.embedder
+    lines: list[DigestLine] = []
+    for index, evidence in enumerate(retrieval.parts):
+        part = evidence.part
+        wanted = {_stem(w) for w in content_words(" ".join([part.text, *part.anchors, *part.names]))}
+        anchors = [a.lower() for a in part.anchors]
+        candidates = []
+        seen: set[tuple[int, int]] = set()
+        for passage in evidence.passages:
+            for start, end in sentence_spans(book.text, passage.start, passage.end):
+                if (start, end) in seen:
+                    continue
+                seen.add((start, end))
+                sentence = " ".join(book.text[start:end].split())
+                if len(sentence.split()) < 4:
+                    continue
+                have = {_stem(w) for w in content_words(sentence)}
+                overlap = len(wanted & have)
+                anchored = sum(1 for a in anchors if a in sentence.lower())
+                candidates.append((overlap + 2 * anchored, anchored, start, end, sentence, passage))
+        if not candidates:
+            continue
+        candidates.sort(key=lambda item: (-item[0], item[2]))
+        shortlist = candidates[:_SHORTLIST]
+        if embedder is not None:
+            vectors = embedder.embed([item[4] for item in shortlist])
+            query = context.search.query_vector(part.text)
+            similarity = vectors @ query
+        else:
+            similarity = np.zeros(len(shortlist))
+        scored = sorted(
+            ((float(sim) + 0.05 * item[1] + 0.005 * item[0], item) for sim, item in zip(similarity, shortlist)),
+            key=lambda pair: -pair[0])
+        best = scored[0][0]
+        chosen, used_passages = [], set()
+        for score, item in scored:
+            if len(chosen) >= _MAX_LINES or (chosen and score < best * 0.85):
+                break
+            passage = item[5]
+            if chosen and passage.id in used_passages and len(evidence.passages) > 1:
+                continue
+            chosen.append((score, item))
+            used_passages.add(passage.id)
+        for score, (_, _, start, end, sentence, passage) in sorted(chosen, key=lambda pair: pair[1][2]):
+            section = book.sections[passage.section - 1] if passage.section else None
+            lines.append(DigestLine(part=index, text=sentence, passage_id=passage.id, section=passage.section,
+                                    label=section.label if section else "", start=start, end=end,
+                                    score=round(score, 4)))
+    return lines
+
+
+def digest_markdown(lines: list[DigestLine], part_texts: list[str]) -> str:
+    out = []
+    for index, text in enumerate(part_texts):
+        mine = [line for line in lines if line.part == index]
+        if not mine:
+            continue
+        if len(part_texts) > 1:
+            out.append(f"{text}:")
+        for line in mine:
+            quote = re.sub(r"\s+", " ", line.text)
+            out.append(f"  \u201c{quote}\u201d [{line.passage_id}, {line.label}]")
+    return "\n".join(out)

@@ -1,0 +1,291 @@
+"""The evaluation harness: `chapterhouse eval --questions FILE`.
+
+Retrieval is measured apart from answering. For the cross-chapter set the
+measure is location recall: the share of a question's required sections
+found among the retrieved passages' sections, at a fixed passage budget,
+for the ladder method and, in the same run and budget, the baselines a plain
+RAG app would use (BM25, dense, hybrid RRF top-k). An ablation table turns
+off, one at a time, what the method adds. GutenQA questions with gold
+evidence strings are scored by Hit@1/5/20 and MRR; LiteraryQA questions by
+token F1 and ROUGE-L of the evidence digest (and of generated answers, when
+asked for) against the two reference answers.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable
+
+from .retrieval import Features, baseline, retrieve
+
+BASELINES = ("bm25", "dense", "hybrid")
+ABLATIONS = ("anchors", "rare_words", "names", "summaries", "whole_question")
+
+
+@dataclass
+class Question:
+    id: str
+    book_path: Path
+    question: str
+    relation: str = ""
+    sections: list[int] = field(default_factory=list)
+    answers: list[str] = field(default_factory=list)
+    evidence: str | None = None
+    kind: str = "crosschapter"  # crosschapter | evidence | answers
+
+
+def load_questions(path: Path, books_dir: Path) -> list[Question]:
+    corpus_root = books_dir.parent
+    questions = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        if "book" in row and "sections" in row:
+            questions.append(Question(id=row.get("id", str(number)), book_path=books_dir / f"{row['book']}.txt",
+                                      question=row["question"], relation=row.get("relation", ""),
+                                      sections=[s["ordinal"] for s in row["sections"]],
+                                      answers=[row["answer"]] if row.get("answer") else []))
+        elif row.get("chunk_must_contain"):
+            questions.append(Question(id=f"{row.get('title', 'book')}-{row.get('row', number)}",
+                                      book_path=corpus_root / row["book_file"], question=row["question"],
+                                      answers=[row.get("answer", "")], evidence=row["chunk_must_contain"],
+                                      kind="evidence"))
+        elif row.get("answers"):
+            questions.append(Question(id=f"{row.get('gutenberg_id', 'book')}-{row.get('qa_index', number)}",
+                                      book_path=corpus_root / row["book_file"], question=row["question"],
+                                      answers=list(row["answers"]), kind="answers"))
+    return questions
+
+
+# ------------------------------------------------------------ metrics
+
+
+def location_recall(required: list[int], found: set[int]) -> float:
+    return sum(1 for s in required if s in found) / len(required) if required else 0.0
+
+
+def normal_words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower().replace("\u2019", "'"))
+
+
+def token_f1(prediction: str, reference: str) -> float:
+    ours, theirs = normal_words(prediction), normal_words(reference)
+    if not ours or not theirs:
+        return 0.0
+    common = sum((_counts(ours) & _counts(theirs)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(ours), common / len(theirs)
+    return 2 * precision * recall / (precision + recall)
+
+
+def rouge_l(prediction: str, reference: str) -> float:
+    ours, theirs = normal_words(prediction), normal_words(reference)
+    if not ours or not theirs:
+        return 0.0
+    previous = [0] * (len(theirs) + 1)
+    for word in ours:
+        current = [0]
+        for j, other in enumerate(theirs, start=1):
+            current.append(previous[j - 1] + 1 if word == other else max(previous[j], current[-1]))
+        previous = current
+    lcs = previous[-1]
+    if lcs == 0:
+        return 0.0
+    precision, recall = lcs / len(ours), lcs / len(theirs)
+    return 2 * precision * recall / (precision + recall)
+
+
+def _counts(items):
+    from collections import Counter
+
+    return Counter(items)
+
+
+def contains_evidence(text: str, evidence: str) -> bool:
+    squash = lambda value: " ".join(normal_words(value))  # noqa: E731
+    return squash(evidence) in squash(text)
+
+
+# ------------------------------------------------------------ running
+
+
+@dataclass
+class Row:
+    question: Question
+    method: str
+    budget: int
+    sections: list[int]
+    seconds: float
+    ranked_texts: list[str] = field(default_factory=list)
+    digest: str = ""
+    answer: dict | None = None
+
+
+def run_evaluation(questions: list[Question], library, *, budgets=(12, 6), stage: int = 1, ablations: bool = True,
+                   answers: int = 0, planner: str = "code", progress: Callable[[str], None] = print) -> dict:
+    from ..index.indexer import BookIndexer
+    from .session import AnswerSession
+
+    rows: list[Row] = []
+    by_book: dict[Path, list[Question]] = defaultdict(list)
+    for question in questions:
+        by_book[question.book_path].append(question)
+    answered = 0
+    books_info = {}
+    for path, book_questions in by_book.items():
+        book_id = library.import_book(path).book_id
+        indexer = BookIndexer(library, book_id)
+        if indexer.status()["stage_reached"] < stage:
+            progress(f"indexing {path.name} to stage {stage}\u2026")
+            indexer.run(up_to=stage)
+        session = AnswerSession(library, book_id, generator=None)
+        context = session.context
+        books_info[path.stem] = {"title": context.book.title, "sections": len(context.book.sections),
+                                 "stage": indexer.status()["stage_reached"]}
+        progress(f"{context.book.title}: {len(book_questions)} questions, indexed to stage "
+                 f"{books_info[path.stem]['stage']}")
+        for question in book_questions:
+            for budget in budgets:
+                plan = session.plan(question.question, planner=planner)
+                found = retrieve(plan, context, budget=budget)
+                rows.append(Row(question, "ladder", budget, found.sections, found.seconds,
+                                ranked_texts=[n.text for n in found.ranked],
+                                digest=session.digest_text(found) if question.kind == "answers" else ""))
+                for method in BASELINES:
+                    started = time.perf_counter()
+                    nodes = baseline(context.search, question.question, method, budget)
+                    rows.append(Row(question, method, budget, sorted({n.section for n in nodes}),
+                                    time.perf_counter() - started, ranked_texts=[n.text for n in nodes]))
+                if ablations and budget == budgets[0] and question.kind == "crosschapter":
+                    for feature in ABLATIONS:
+                        found = retrieve(plan, context, budget=budget, features=replace(Features(), **{feature: False}))
+                        rows.append(Row(question, f"ladder without {feature.replace('_', ' ')}", budget,
+                                        found.sections, found.seconds))
+            if question.kind == "evidence":
+                plan = session.plan(question.question, planner=planner)
+                deep = retrieve(plan, context, budget=20)
+                rows.append(Row(question, "ladder", 20, deep.sections, deep.seconds,
+                                ranked_texts=[n.text for n in deep.ranked]))
+                for method in BASELINES:
+                    nodes = baseline(context.search, question.question, method, 20)
+                    rows.append(Row(question, method, 20, [], 0.0, ranked_texts=[n.text for n in nodes]))
+            if answered < answers:
+                answered += 1
+                result = session.ask(question.question, budget=budgets[0], planner=planner)
+                rows.append(Row(question, "answer", budgets[0], result.retrieval.sections, result.retrieval.seconds,
+                                answer=result.as_dict()))
+    return summarize(rows, books_info)
+
+
+def summarize(rows: list[Row], books_info: dict) -> dict:
+    report: dict = {"books": books_info, "location_recall": {}, "ablations": {}, "evidence": {}, "answers": {},
+                    "latency": {}}
+    crosschapter = [r for r in rows if r.question.kind == "crosschapter" and r.method != "answer"]
+    groups: dict[tuple, list[Row]] = defaultdict(list)
+    for row in crosschapter:
+        groups[(row.method, row.budget, "all")].append(row)
+        groups[(row.method, row.budget, f"book:{row.question.book_path.stem}")].append(row)
+        groups[(row.method, row.budget, f"relation:{row.question.relation}")].append(row)
+    for (method, budget, scope), members in groups.items():
+        recalls = [location_recall(r.question.sections, set(r.sections)) for r in members]
+        entry = {"questions": len(members), "location_recall": round(statistics.mean(recalls), 3),
+                 "all_found": round(sum(1 for x in recalls if x == 1.0) / len(recalls), 3),
+                 "none_found": round(sum(1 for x in recalls if x == 0.0) / len(recalls), 3)}
+        target = report["ablations"] if method.startswith("ladder without") else report["location_recall"]
+        target.setdefault(scope, {}).setdefault(method, {})[str(budget)] = entry
+    for method in {r.method for r in rows if r.method == "ladder" or r.method in BASELINES}:
+        times = [r.seconds for r in rows if r.method == method and r.seconds > 0]
+        if times:
+            report["latency"][method] = {"mean_ms": round(1000 * statistics.mean(times), 1),
+                                         "max_ms": round(1000 * max(times), 1)}
+    evidence_rows = [r for r in rows if r.question.kind == "evidence" and r.budget == 20]
+    for method in {r.method for r in evidence_rows}:
+        hits = {1: 0, 5: 0, 20: 0}
+        reciprocal = []
+        members = [r for r in evidence_rows if r.method == method]
+        for row in members:
+            rank = next((i for i, text in enumerate(row.ranked_texts, start=1)
+                         if contains_evidence(text, row.question.evidence)), None)
+            for k in hits:
+                hits[k] += rank is not None and rank <= k
+            reciprocal.append(1.0 / rank if rank else 0.0)
+        report["evidence"][method] = {"questions": len(members), **{f"hit@{k}": round(v / len(members), 3)
+                                                                     for k, v in hits.items()},
+                                      "mrr": round(statistics.mean(reciprocal), 3)}
+    digest_rows = [r for r in rows if r.question.kind == "answers" and r.method == "ladder" and r.digest]
+    if digest_rows:
+        report["answers"]["digest"] = _answer_scores([(r.digest, r.question.answers) for r in digest_rows])
+    answer_rows = [r for r in rows if r.method == "answer" and r.answer]
+    if answer_rows:
+        scored = [(r.answer["answer"], r.question.answers) for r in answer_rows if r.question.answers]
+        citations = [r.answer for r in answer_rows]
+        report["answers"]["generated"] = {
+            **(_answer_scores(scored) if scored else {}),
+            "questions": len(answer_rows),
+            "citation_validity": round(sum(c["citations_valid"] for c in citations) /
+                                       max(1, sum(c["citations_valid"] + c["citations_dropped"] for c in citations)), 3),
+            "not_found_rate": round(sum(1 for c in citations if c["not_found"]) / len(citations), 3),
+            "first_token_seconds": round(statistics.mean(c["timings"]["first_token"] or 0 for c in citations), 2),
+            "total_seconds": round(statistics.mean(c["timings"]["total"] for c in citations), 2),
+            "prompt_tokens": round(statistics.mean(c["tokens"]["prompt"] for c in citations)),
+            "generated_tokens": round(statistics.mean(c["tokens"]["generated"] for c in citations)),
+            "location_recall": round(statistics.mean(
+                location_recall(r.question.sections, set(r.sections)) for r in answer_rows if r.question.sections)
+                if any(r.question.sections for r in answer_rows) else 0.0, 3),
+        }
+    return report
+
+
+def _answer_scores(pairs: list[tuple[str, list[str]]]) -> dict:
+    f1 = [max(token_f1(prediction, ref) for ref in refs) for prediction, refs in pairs]
+    rouge = [max(rouge_l(prediction, ref) for ref in refs) for prediction, refs in pairs]
+    return {"questions": len(pairs), "token_f1": round(statistics.mean(f1), 3), "rouge_l": round(statistics.mean(rouge), 3)}
+
+
+def format_report(report: dict) -> str:
+    lines = []
+    recall = report["location_recall"]
+    if recall:
+        methods = ["ladder", *BASELINES]
+        budgets = sorted({b for scope in recall.values() for m in scope.values() for b in m}, key=int, reverse=True)
+        header = f"{'location recall':42s}" + "".join(f"{m + ' @' + b:>13s}" for b in budgets for m in methods)
+        lines.append(header)
+        scopes = ["all"] + sorted(s for s in recall if s.startswith("book:")) + sorted(s for s in recall if s.startswith("relation:"))
+        for scope in scopes:
+            cells = []
+            for budget in budgets:
+                for method in methods:
+                    entry = recall.get(scope, {}).get(method, {}).get(budget)
+                    cells.append(f"{entry['location_recall']:13.3f}" if entry else f"{'-':>13s}")
+            name = scope.split(":", 1)[-1] if scope != "all" else "ALL"
+            count = recall[scope]["ladder"][budgets[0]]["questions"] if "ladder" in recall.get(scope, {}) else ""
+            lines.append(f"{name[:36]:36s}{str(count):>6s}" + "".join(cells))
+        overall = recall["all"]["ladder"]
+        for budget in budgets:
+            entry = overall[budget]
+            lines.append(f"ladder @{budget}: every required section found for {entry['all_found']:.0%} of questions, "
+                         f"none for {entry['none_found']:.0%}")
+    if report["ablations"].get("all"):
+        lines.append("ablation (ladder @12, one feature off at a time):")
+        base = report["location_recall"]["all"]["ladder"]
+        full = base[max(base, key=int)]["location_recall"]
+        lines.append(f"  {'full method':32s} {full:.3f}")
+        for method, entry in sorted(report["ablations"]["all"].items()):
+            value = next(iter(entry.values()))["location_recall"]
+            lines.append(f"  {method:32s} {value:.3f}  ({value - full:+.3f})")
+    for method, entry in report["evidence"].items():
+        lines.append(f"evidence strings, {method:8s}: hit@1 {entry['hit@1']:.3f}  hit@5 {entry['hit@5']:.3f}  "
+                     f"hit@20 {entry['hit@20']:.3f}  MRR {entry['mrr']:.3f}  ({entry['questions']} questions)")
+    for name, entry in report["answers"].items():
+        lines.append(f"answers, {name}: " + ", ".join(f"{k} {v}" for k, v in entry.items()))
+    for method, entry in report["latency"].items():
+        lines.append(f"retrieval latency {method:8s}: mean {entry['mean_ms']} ms, max {entry['max_ms']} ms")
+    return "\n".join(lines)

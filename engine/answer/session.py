@@ -1,0 +1,112 @@
+"""Answering questions about one book: the engine's API for the command line
+and the desktop app."""
+
+from __future__ import annotations
+
+import time
+
+from ..index.indexer import BookIndexer
+from ..llm.types import CancelToken
+from .context import BookContext
+from .planning import Plan, code_plan, model_plan
+from .answering import RETRY_BUDGET, AnswerResult, generate_answer, is_small, not_found, resolve_citations
+from .digest import DigestLine, evidence_digest
+from .retrieval import Features, Retrieval, retrieve
+
+
+class AnswerSession:
+    """A book opened for questions. Needs the book indexed to stage 1 at
+    least (`ensure_indexed`); uses whatever higher stages exist."""
+
+    def __init__(self, library, book_id: str, *, generator=None, embedder=None, settings=None):
+        self.library = library
+        self.book_id = book_id
+        self.indexer = BookIndexer(library, book_id, settings=settings, generator=generator, embedder=embedder)
+        self._generator = generator
+        self._context: BookContext | None = None
+        self.plan_paths = {"model": 0, "code": 0}
+
+    @property
+    def context(self) -> BookContext:
+        if self._context is None:
+            self._context = BookContext.load(self.indexer.book, self.indexer.store, self.indexer.search())
+        return self._context
+
+    @property
+    def generator(self):
+        return self.indexer.generator
+
+    def ensure_indexed(self, progress=None, cancel: CancelToken | None = None) -> int:
+        """Build stage 1 if the book has no index yet; returns the stage reached."""
+        status = self.indexer.status()
+        if status["stage_reached"] < 1:
+            self.indexer.run(up_to=1, progress=progress, cancel=cancel)
+            self._context = None
+        return self.indexer.status()["stage_reached"]
+
+    def plan(self, question: str, planner: str = "code", cancel: CancelToken | None = None) -> Plan:
+        """planner: "model" (guarded, with the code plan as fallback), "code", or
+        "auto": the model unless it is a toy whose plans are not worth the wait."""
+        context = self.context
+        if planner == "auto":
+            planner = "code" if is_small(self.generator) else "model"
+        if planner == "model":
+            plan = model_plan(self.generator, question, context.structure_text(), context.characters, context.rarity,
+                              cancel)
+        else:
+            plan = code_plan(question, context.characters, context.rarity)
+        self.plan_paths[plan.path] += 1
+        return plan
+
+    def retrieve(self, question: str, budget: int = 12, planner: str = "code", features: Features | None = None,
+                 cancel: CancelToken | None = None) -> Retrieval:
+        return retrieve(self.plan(question, planner, cancel), self.context, budget=budget, features=features)
+
+    def digest_text(self, retrieval: Retrieval) -> str:
+        from .digest import evidence_digest
+
+        return " ".join(line.text for line in evidence_digest(retrieval, self.context))
+
+    def digest(self, retrieval: Retrieval) -> list[DigestLine]:
+        return evidence_digest(retrieval, self.context)
+
+    def ask(self, question: str, budget: int = 12, planner: str = "auto", cancel: CancelToken | None = None,
+            on_digest=None, on_text=None, on_retry=None) -> AnswerResult:
+        """Plan, retrieve, digest, answer. `on_digest` gets the digest as soon as
+        it exists (before any answer text), `on_text` each piece of the answer,
+        `on_retry` a notice that the answer restarts with more passages."""
+        cancel = cancel or CancelToken()
+        started = time.perf_counter()
+        plan = self.plan(question, planner, cancel)
+        planned = time.perf_counter()
+        retrieval = retrieve(plan, self.context, budget=budget)
+        digest = self.digest(retrieval)
+        digested = time.perf_counter()
+        if on_digest is not None:
+            on_digest(digest, retrieval)
+        generated = generate_answer(self.generator, self.context, retrieval, cancel, on_text)
+        retried = False
+        if generated["finish"] != "cancelled" and not_found(generated["text"]) and budget < RETRY_BUDGET:
+            retried = True
+            retrieval = retrieve(plan, self.context, budget=RETRY_BUDGET)
+            if on_retry is not None:
+                on_retry(retrieval)
+            first = generated
+            generated = generate_answer(self.generator, self.context, retrieval, cancel, on_text)
+            generated["first_token"] = first["first_token"]
+            for key in ("prompt", "processed", "generated"):
+                generated[key] += first[key]
+        answer, citations, dropped = resolve_citations(generated["text"], self.context, retrieval)
+        first_token = generated["first_token"]
+        return AnswerResult(
+            question=question, answer=answer, lead="digest" if is_small(self.generator) else "answer",
+            citations=citations, citations_dropped=dropped, not_found=not_found(answer), retried=retried,
+            digest=digest, retrieval=retrieval, plan=plan, cancelled=generated["finish"] == "cancelled",
+            labels={s.ordinal: s.label for s in self.context.book.sections},
+            timings={"planning": round(planned - started, 3), "retrieval": round(retrieval.seconds, 4),
+                     "digest": round(digested - planned - retrieval.seconds, 3),
+                     "first_token": round(digested - started + first_token, 3) if first_token is not None else None,
+                     "total": round(time.perf_counter() - started, 3)},
+            tokens={"prompt": generated["prompt"], "processed": generated["processed"],
+                    "generated": generated["generated"]},
+        )
