@@ -11,6 +11,22 @@ from .paths import data_dir
 
 
 def add_parsers(commands) -> None:
+    retrieve = commands.add_parser("retrieve", help="the evidence for a question (no answer call)")
+    retrieve.add_argument("book", metavar="BOOK")
+    retrieve.add_argument("question", metavar="QUESTION")
+    retrieve.add_argument("--json", action="store_true")
+    retrieve.add_argument("--budget", type=int, default=12, help="passages at most (default 12)")
+    retrieve.add_argument("--planner", choices=["code", "model", "auto"], default="code")
+    retrieve.set_defaults(handler=run_retrieve)
+
+    ask = commands.add_parser("ask", help="answer a question about a book, citing passages")
+    ask.add_argument("book", metavar="BOOK")
+    ask.add_argument("question", metavar="QUESTION")
+    ask.add_argument("--json", action="store_true", help="print the whole result as JSON at the end")
+    ask.add_argument("--budget", type=int, default=12)
+    ask.add_argument("--planner", choices=["code", "model", "auto"], default="auto")
+    ask.set_defaults(handler=run_ask)
+
     evaluate = commands.add_parser("eval", help="measure retrieval (and answers) on a question set")
     evaluate.add_argument("--questions", required=True, type=Path, help="JSONL: the cross-chapter set, GutenQA or LiteraryQA")
     evaluate.add_argument("--books", type=Path, default=None,
@@ -56,3 +72,113 @@ def run_eval(args) -> int:
         args.out.write_text(json.dumps(report, indent=2))
         print(f"results: {args.out}", file=sys.stderr)
     return 0
+
+
+def _session(reference: str):
+    """The book, imported and indexed to stage 1 first if need be."""
+    from .answer.session import AnswerSession
+    from .index_cli import _Bar
+    from .store import Library
+
+    library = Library()
+    book_id = library.resolve(reference)
+    session = AnswerSession(library, book_id)
+    if session.indexer.status()["stage_reached"] < 1:
+        print(f"indexing {session.indexer.book.title} (stage 1, no model needed)\u2026", file=sys.stderr)
+        bar = _Bar()
+        session.ensure_indexed(progress=bar.update)
+        bar.close()
+    return session
+
+
+def _passage(node, labels) -> dict:
+    return {"id": node.id, "section": node.section, "label": labels.get(node.section, ""), "start": node.start,
+            "end": node.end, "text": node.text}
+
+
+def run_retrieve(args) -> int:
+    from .answer.digest import digest_markdown
+
+    session = _session(args.book)
+    plan = session.plan(args.question, planner=args.planner)
+    from .answer.retrieval import retrieve
+
+    found = retrieve(plan, session.context, budget=args.budget)
+    digest = session.digest(found)
+    labels = {s.ordinal: s.label for s in session.context.book.sections}
+    if args.json:
+        part_of = {node.id: index for index, part in enumerate(found.parts) for node in part.passages}
+        print(json.dumps({
+            "book_id": session.book_id, "title": session.context.book.title,
+            "stage": session.indexer.status()["stage_reached"], "question": args.question,
+            "plan": plan.as_dict(), "plan_path": plan.path,
+            "passages": [{**_passage(node, labels), "part": part_of.get(node.id)} for node in found.passages],
+            "parts": [{"text": part.part.text, "anchors": part.part.anchors, "several": part.part.several,
+                       "passages": [node.id for node in part.passages]} for part in found.parts],
+            "digest": [line.as_dict() for line in digest],
+            "timings": {"retrieval_ms": round(found.seconds * 1000, 1)},
+        }, indent=2, ensure_ascii=False))
+        return 0
+    print(digest_markdown(digest, [part.part.text for part in found.parts]))
+    print()
+    for node in found.passages:
+        print(f"[{node.id}] {labels.get(node.section, '')}: {' '.join(node.text.split())[:160]}\u2026")
+    print(f"({len(found.passages)} passages from {len(found.sections)} sections in {found.seconds * 1000:.0f} ms)")
+    return 0
+
+
+def run_ask(args) -> int:
+    from .answer.digest import digest_markdown
+    from .llm.types import CancelToken
+    import signal
+
+    session = _session(args.book)
+    cancel = CancelToken()
+    previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
+    quiet = args.json
+
+    def on_digest(lines, retrieval):
+        if not quiet:
+            print("Evidence:")
+            print(digest_markdown(lines, [part.part.text for part in retrieval.parts]))
+            small = session.generator is not None and _is_small(session.generator)
+            print("\nDraft answer (the default model is tiny; see the evidence above):" if small else "\nAnswer:")
+            sys.stdout.flush()
+
+    def on_text(piece):
+        if not quiet:
+            sys.stdout.write(piece)
+            sys.stdout.flush()
+
+    def on_retry(retrieval):
+        if not quiet:
+            print("\n[a part was not found: answering again with 14 passages]")
+
+    try:
+        result = session.ask(args.question, budget=args.budget, planner=args.planner, cancel=cancel,
+                             on_digest=on_digest, on_text=on_text, on_retry=on_retry)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if quiet:
+        document = result.as_dict()
+        document.update(book_id=session.book_id, title=session.context.book.title)
+        print(json.dumps(document, indent=2, ensure_ascii=False))
+        return 130 if result.cancelled else 0
+    print()
+    if result.cancelled:
+        print("[stopped]")
+        return 130
+    if result.citations:
+        print("\nCited:")
+        for citation in result.citations:
+            print(f"  [{citation.passage_id}] {citation.label}, characters {citation.start}-{citation.end}")
+    timings = result.timings
+    print(f"\n(retrieval {timings['retrieval'] * 1000:.0f} ms, first token {timings['first_token']} s, "
+          f"total {timings['total']} s; {result.citations_dropped} citations dropped)")
+    return 0
+
+
+def _is_small(generator) -> bool:
+    from .answer.answering import is_small
+
+    return is_small(generator)

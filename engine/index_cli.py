@@ -81,15 +81,18 @@ class _Bar:
 
     def __init__(self):
         self.last = 0.0
+        self.previous = None
         self.shown = False
         self.tty = sys.stderr.isatty()
 
     def update(self, event) -> None:
         now = time.monotonic()
         final = event.done >= event.total
-        if now - self.last < 0.25 and not final:
+        news = (event.stage, event.detail) != self.previous
+        if now - self.last < 0.25 and not final and not news:
             return
         self.last = now
+        self.previous = (event.stage, event.detail)
         share = event.done / event.total if event.total else 1.0
         filled = int(share * 24)
         eta = "" if event.eta_seconds is None else f"  {_duration(event.eta_seconds)} left"

@@ -108,5 +108,7 @@ def digest_markdown(lines: list[DigestLine], part_texts: list[str]) -> str:
             out.append(f"{text}:")
         for line in mine:
             quote = re.sub(r"\s+", " ", line.text)
-            out.append(f"  \u201c{quote}\u201d [{line.passage_id}, {line.label}]")
+            if not quote.startswith(("\u201c", '"', "\u2018", "'")):
+                quote = f"\u201c{quote}\u201d"
+            out.append(f"  {quote} [{line.passage_id}, {line.label}]")
     return "\n".join(out)

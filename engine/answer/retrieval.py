@@ -23,6 +23,8 @@ from .planning import STOPWORDS, Plan, PlanPart, content_words, words
 
 MAX_PER_SECTION = 2
 WHOLE_QUESTION_WEIGHT = {"code": 4.0, "model": 1.0}
+# Weights of the ranked lists in the fusion of one part.
+LIST_WEIGHTS = {"anchor": 1.0, "rare": 0.8, "bm25": 1.0, "dense": 1.0, "summary": 0.7}
 _DEPTH = 40
 _ANCHOR_LIMIT = 12
 
@@ -152,24 +154,24 @@ def _rank_part(part: PlanPart, plan: Plan, context, features: Features):
             found = search.phrase(anchor, levels=[1], k=_ANCHOR_LIMIT + 1)
             # A phrase the book uses, but not everywhere: a handle on the right scenes.
             if 0 < len(found) <= _ANCHOR_LIMIT:
-                lists.append(("anchor", 1.0, found))
+                lists.append(("anchor", LIST_WEIGHTS["anchor"], found))
     if features.rare_words:
         own = {w.lower() for w in content_words(part.text)}
         for word in plan.rare_words:
             if word in own or len(plan.parts) == 1:
-                lists.append(("rare", 0.8, search.bm25(word, levels=[1], k=8)))
+                lists.append(("rare", LIST_WEIGHTS["rare"], search.bm25(word, levels=[1], k=8)))
     query = part.text
     if features.names and part.names:
         query = f"{part.text} {' '.join(part.names)}"
-    lists.append(("bm25", 1.0, search.bm25(query, levels=[1], k=_DEPTH)))
-    lists.append(("dense", 1.0, search.dense(part.text, levels=[1], k=_DEPTH)))
+    lists.append(("bm25", LIST_WEIGHTS["bm25"], search.bm25(query, levels=[1], k=_DEPTH)))
+    lists.append(("dense", LIST_WEIGHTS["dense"], search.dense(part.text, levels=[1], k=_DEPTH)))
     if features.summaries and context.has_summaries:
         routed = []
         for summary_id, _ in search.bm25(part.text, levels=[2], k=3):
             node = search.store.node(summary_id)
             if node is not None and node.kind == SECTION_SUMMARY and node.section is not None:
                 routed.extend(search.bm25(part.text, levels=[1], k=2, sections=[node.section]))
-        lists.append(("summary", 0.7, routed))
+        lists.append(("summary", LIST_WEIGHTS["summary"], routed))
     scores: dict[str, float] = {}
     sources: dict[str, list[str]] = {}
     for name, weight, ranked in lists:

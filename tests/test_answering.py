@@ -1,0 +1,219 @@
+"""Answering: plans and their guard, retrieval per part, the evidence digest,
+citations, and a real answer from the embedded default model."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.answer.answering import resolve_citations
+from engine.answer.planning import GLOBAL, LOCAL, MID, code_plan, guard_plan
+from engine.answer.retrieval import MAX_PER_SECTION, Features, retrieve
+from engine.answer.session import AnswerSession
+from engine.llm import CancelToken, ModelSettings, open_embedder, open_generator
+
+ROOT = Path(__file__).resolve().parent.parent
+CHARACTERS = [{"name": "Black Beauty", "also_called": ["Darkie", "Beauty"]}, {"name": "Duchess", "also_called": []}]
+
+
+def test_code_plan_splits_clauses_and_keeps_the_questions_words():
+    plan = code_plan("Which garment does Scrooge's clerk wear in every appearance, and how do its mentions "
+                     "track his family's fortunes?")
+    assert plan.path == "code" and len(plan.parts) == 2
+    assert plan.parts[0].several and not plan.parts[1].several
+    assert plan.scope == MID
+    for part in plan.parts:
+        for anchor in part.anchors:
+            assert anchor in plan.question
+    quoted = code_plan('What does the phrase "little brown book" come to mean?')
+    assert "little brown book" in quoted.parts[0].anchors and quoted.scope == LOCAL
+    assert code_plan("How is the whole book framed by its first and last scenes?").scope == GLOBAL
+    named = code_plan("Where does Darkie first see a hunt?", CHARACTERS)
+    assert named.parts[0].names == ["Black Beauty", "Beauty"]
+
+
+def test_the_guard_keeps_what_the_question_supports():
+    question = "Who owned Darkie before the hunt, and what happened to the hare?"
+    good = {"scope": "MID", "parts": [
+        {"question": "Who owned Darkie before the hunt", "anchors": ["the hunt", "a farmer"], "several": False},
+        {"question": "what happened to the hare", "anchors": ["hare"], "several": False, "people": ["Darkie"]}]}
+    plan = guard_plan(good, question, CHARACTERS)
+    assert plan.path == "model" and plan.scope == MID
+    assert plan.parts[0].anchors == ["the hunt"]  # "a farmer" is not the question's
+    assert "anchor not in the question: a farmer" in plan.rejected
+    assert plan.parts[1].names == ["Black Beauty", "Beauty"]
+    for bad in (
+        None,
+        {"scope": "LOCAL", "parts": []},
+        {"scope": "MID", "parts": [{"question": "Look in Chapter 12 for the farmer", "anchors": [], "several": False}]},
+        {"scope": "MID", "parts": [{"question": "Who ownd Darkie befor the hunnt", "anchors": [], "several": False}]},
+        {"scope": "MID", "parts": [{"question": question, "anchors": ["LOCAL", "Chapter 3"], "several": False}] * 3},
+    ):
+        fallback = guard_plan(bad, question, CHARACTERS)
+        assert fallback.path == "code" and fallback.rejected
+        assert [p.text for p in fallback.parts] == [p.text for p in code_plan(question).parts]
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory):
+    from engine.store import Library
+
+    library = Library(tmp_path_factory.mktemp("answer-home"))
+    book_id = library.import_book(ROOT / "tests" / "fixtures" / "black-beauty-excerpt.txt").book_id
+    answering = AnswerSession(library, book_id, generator=open_generator(ModelSettings()),
+                              embedder=open_embedder(ModelSettings()))
+    answering.ensure_indexed()
+    return answering
+
+
+def test_retrieval_respects_the_budget_the_section_cap_and_the_parts(session):
+    question = "What did the old horse say about the hare, and how was the young horse broken in with a bit?"
+    plan = session.plan(question)
+    assert len(plan.parts) == 2
+    for budget in (4, 6, 12):
+        found = retrieve(plan, session.context, budget=budget)
+        passages = found.passages
+        assert len(passages) <= budget
+        counts = {}
+        for node in passages:
+            counts[node.section] = counts.get(node.section, 0) + 1
+        assert max(counts.values()) <= MAX_PER_SECTION
+        assert all(part.passages for part in found.parts)
+        book = session.context.book
+        assert all(node.text == book.text[node.start:node.end] for node in passages)
+    found = retrieve(plan, session.context, budget=6)
+    assert {2, 3} <= set(found.sections)
+    several = session.plan("In which chapters does the horse hear each of the three warnings again and again?")
+    assert several.parts[0].several
+    result = retrieve(several, session.context, budget=6)
+    sections = [node.section for node in result.parts[0].passages]
+    assert len(sections) == len(set(sections))  # one per section for "several"
+    assert result.seconds < 0.5
+    off = retrieve(plan, session.context, budget=6, features=Features(anchors=False, rare_words=False))
+    assert off.passages
+
+
+def test_the_digest_quotes_the_book_and_cites_retrieved_passages(session):
+    found = session.retrieve("What did the old horse say about the hare and the dogs?", budget=6)
+    lines = session.digest(found)
+    assert 1 <= len(lines) <= 3
+    retrieved = {node.id for node in found.passages}
+    book = session.context.book
+    for line in lines:
+        assert line.passage_id in retrieved
+        assert " ".join(book.text[line.start:line.end].split()) == line.text
+        assert line.label == book.sections[line.section - 1].label
+    assert [line.start for line in lines] == sorted(line.start for line in lines)
+    assert any("hare" in line.text for line in lines)
+
+
+def test_citations_that_do_not_resolve_are_dropped(session):
+    found = session.retrieve("What did the old horse say about the hare?", budget=4)
+    real = found.passages[0].id
+    text = f"The old horse spoke [{real}]. Then [p99.9] and [s2] and [{real}, p7.7]; see [note]."
+    cleaned, citations, dropped = resolve_citations(text, session.context, found)
+    assert [c.passage_id for c in citations] == [real]
+    assert dropped == 4  # p99.9, s2, p7.7, note
+    assert "p99.9" not in cleaned and "[s2]" not in cleaned and "[note]" not in cleaned
+    assert cleaned.count(f"[{real}]") == 2
+    citation = citations[0]
+    book = session.context.book
+    assert citation.quote == book.text[citation.start:citation.end]
+    assert citation.label == book.sections[citation.section - 1].label
+
+
+def test_a_real_answer_from_the_default_model(session):
+    order = []
+    pieces = []
+    result = session.ask("What did the old horse say about the hare?", budget=4,
+                         on_digest=lambda lines, retrieval: order.append("digest"),
+                         on_text=lambda piece: (order.append("text"), pieces.append(piece)))
+    assert order[0] == "digest" and "text" in order
+    assert result.lead == "digest"  # a 135M model's answer is a draft under the evidence
+    assert result.answer and not result.cancelled
+    assert result.plan.path == "code"  # the toy model is not asked to plan
+    for citation in result.citations:
+        assert citation.passage_id in {node.id for node in result.retrieval.passages}
+    data = result.as_dict()
+    assert data["citations_valid"] == len(result.citations)
+    assert data["timings"]["first_token"] >= data["timings"]["retrieval"]
+    assert data["tokens"]["prompt"] > 500 and data["tokens"]["generated"] > 0
+    for part in data["parts"]:
+        for passage in part["passages"]:
+            assert passage["text"] == session.context.book.text[passage["start"]:passage["end"]]
+    assert "".join(pieces).strip()
+
+
+def test_cancel_an_answer_within_a_second(session):
+    cancel = CancelToken()
+    outcome = {}
+
+    def work():
+        outcome["result"] = session.ask("How was the young horse broken in, and what did his master do?",
+                                        budget=12, cancel=cancel)
+        outcome["at"] = time.perf_counter()
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    time.sleep(2.0)  # inside the long prompt
+    cancelled_at = time.perf_counter()
+    cancel.cancel()
+    thread.join(30)
+    assert outcome["result"].cancelled
+    assert outcome["at"] - cancelled_at < 1.0
+
+
+def test_retrieve_command_imports_indexes_and_prints_verbatim_evidence(chapterhouse_home, fixtures):
+    result = subprocess.run(
+        [sys.executable, "-m", "engine", "retrieve", str(fixtures / "three-chapters.txt"),
+         "What did the old horse say about the hare and the dogs?", "--json", "--budget", "4"],
+        capture_output=True, text=True, cwd=ROOT, env={**os.environ, "CHAPTERHOUSE_HOME": str(chapterhouse_home)})
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["stage"] == 1 and document["plan_path"] == "code"
+    from engine.importer import parse_book
+
+    book = parse_book(fixtures / "three-chapters.txt")
+    assert 1 <= len(document["passages"]) <= 4
+    for passage in document["passages"]:
+        assert {"id", "section", "label", "start", "end", "text", "part"} <= set(passage)
+        # The book's own words at its own span: no situating sentence mixed in.
+        assert passage["text"] == book.text[passage["start"]:passage["end"]]
+        assert passage["label"] == book.sections[passage["section"] - 1].label
+    assert document["digest"] and document["timings"]["retrieval_ms"] < 100
+
+
+def test_eval_harness_reports_recall_baselines_and_ablations(tmp_path, fixtures, chapterhouse_home):
+    books = tmp_path / "books"
+    books.mkdir()
+    (books / "three-chapters.txt").write_bytes((fixtures / "three-chapters.txt").read_bytes())
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("\n".join(json.dumps(row) for row in [
+        {"id": "q1", "book": "three-chapters", "relation": "arc", "question": "How does the colt's life change "
+         "from the meadow with his mother to being broken in with a bit and bridle?",
+         "sections": [{"ordinal": 1}, {"ordinal": 3}], "answer": "He grows up and is broken in."},
+        {"id": "q2", "book": "three-chapters", "relation": "setup_and_payoff", "question": "What does the old horse "
+         "say about the hare, and what happens to the young heir at the brook?",
+         "sections": [{"ordinal": 2}], "answer": "The hare is killed and the squire's son dies."},
+    ]) + "\n")
+    out = tmp_path / "results.json"
+    result = subprocess.run([sys.executable, "-m", "engine", "eval", "--questions", str(questions), "--books",
+                             str(books), "--budgets", "4,2", "--out", str(out)], capture_output=True, text=True,
+                            cwd=ROOT, env={**os.environ, "CHAPTERHOUSE_HOME": str(chapterhouse_home)})
+    assert result.returncode == 0, result.stderr
+    assert "location recall" in result.stdout and "ablation" in result.stdout
+    report = json.loads(out.read_text())
+    overall = report["location_recall"]["all"]
+    assert set(overall) == {"ladder", "bm25", "dense", "hybrid"}
+    assert set(overall["ladder"]) == {"4", "2"}
+    assert 0.0 <= overall["ladder"]["4"]["location_recall"] <= 1.0
+    assert "relation:arc" in report["location_recall"] and "book:three-chapters" in report["location_recall"]
+    assert "ladder without rare words" in report["ablations"]["all"]
+    assert report["latency"]["ladder"]["mean_ms"] < 100
