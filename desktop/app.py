@@ -47,6 +47,7 @@ def run(book: str | None = None) -> int:
     app = create_application()
     window = MainWindow(Library())
     window.show()
+    window.start()
     open_initial_book(window, book)
     return app.exec()
 

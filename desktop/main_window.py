@@ -1,15 +1,17 @@
-"""The main window: table of contents beside the reader.
+"""The main window: the library or the reader (contents beside the text) on
+the left, the ask panel on the right, indexing progress in the status bar.
 
-Every engine call (import, load) runs as a task off the UI thread; the window
-only reacts to the signals that come back. Errors appear in a banner at the
-top of the window, never as a crash.
+Every engine call runs as a task off the UI thread (urgent: opening a book,
+answering; background: indexing; quick: the library list, the reading
+position); the window only reacts to the signals that come back. Errors
+appear in a banner at the top of the window, never as a crash.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -17,8 +19,10 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMainWindow,
+    QMessageBox,
     QProgressBar,
     QSplitter,
+    QStackedWidget,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -28,11 +32,16 @@ from engine.book import Book
 from engine.formats import BOOK_SUFFIXES
 from engine.store import Library
 
+from .ask_panel import AskPanel
 from .contents_view import ContentsView
+from .find_bar import FindBar
+from .indexing import IndexingManager
+from .library_view import STAGE_NAMES, LibraryView, describe_progress
 from .reader_view import ReaderView, build_document
-from .tasks import BACKGROUND, URGENT, TaskRunner
+from .tasks import QUICK, URGENT, TaskRunner
 
 _FILE_FILTER = "Books (*.txt *.epub *.html *.htm *.zip);;All files (*)"
+_LIBRARY_PAGE, _READER_PAGE = 0, 1
 
 
 class ErrorBanner(QFrame):
@@ -68,25 +77,48 @@ class ErrorBanner(QFrame):
 class MainWindow(QMainWindow):
     bookOpened = Signal(str)  # book id, once its text is on screen
     importFailed = Signal(str)
+    libraryChanged = Signal()
 
-    def __init__(self, library: Library | None = None, parent=None):
+    def __init__(self, library: Library | None = None, index_stage: int = 4, parent=None):
         super().__init__(parent)
         self.library = library or Library()
         self.tasks = TaskRunner(self)
+        self.indexing = IndexingManager(self.library, self.tasks, target_stage=index_stage, parent=self)
         self.book: Book | None = None
+        self.back_stack: list[int] = []
+        self._sessions: dict[str, object] = {}
+        self._statuses: dict[str, int] = {}
         self.setWindowTitle("Chapterhouse")
         self.setAcceptDrops(True)
-        self.resize(1180, 780)
+        self.resize(1400, 860)
 
         self.banner = ErrorBanner(self)
+        self.library_view = LibraryView(self)
         self.contents = ContentsView(self)
         self.reader = ReaderView(self)
+        self.find_bar = FindBar(self.reader, self)
+        self.find_bar.hide()
+        self.ask_panel = AskPanel(self.tasks, self)
+
+        reading = QWidget(self)
+        reading_layout = QVBoxLayout(reading)
+        reading_layout.setContentsMargins(0, 0, 0, 0)
+        reading_layout.setSpacing(0)
+        reading_layout.addWidget(self.reader, 1)
+        reading_layout.addWidget(self.find_bar)
+        self.reader_splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.reader_splitter.addWidget(self.contents)
+        self.reader_splitter.addWidget(reading)
+        self.reader_splitter.setStretchFactor(1, 1)
+        self.reader_splitter.setSizes([260, 760])
+        self.pages = QStackedWidget(self)
+        self.pages.addWidget(self.library_view)
+        self.pages.addWidget(self.reader_splitter)
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        self.splitter.addWidget(self.contents)
-        self.splitter.addWidget(self.reader)
-        self.splitter.setStretchFactor(0, 0)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([280, 900])
+        self.splitter.addWidget(self.pages)
+        self.splitter.addWidget(self.ask_panel)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setSizes([1000, 400])
 
         central = QWidget(self)
         layout = QVBoxLayout(central)
@@ -96,89 +128,421 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
 
+        self.index_label = QLabel(self)
         self.progress = QProgressBar(self)
         self.progress.setMaximumWidth(180)
-        self.progress.setTextVisible(False)
+        self.progress.setRange(0, 100)
         self.progress.hide()
+        self.cancel_index = QToolButton(self)
+        self.cancel_index.setText("Stop indexing")
+        self.cancel_index.setAutoRaise(True)
+        self.cancel_index.hide()
+        self.cancel_index.clicked.connect(self._stop_current_indexing)
+        self.statusBar().addPermanentWidget(self.index_label)
         self.statusBar().addPermanentWidget(self.progress)
+        self.statusBar().addPermanentWidget(self.cancel_index)
 
         self.contents.sectionActivated.connect(self.reader.scroll_to_offset)
         self.reader.positionChanged.connect(self.contents.follow)
-        self._build_menus()
+        self.reader.positionChanged.connect(lambda _offset: self._position_timer.start())
+        self._position_timer = QTimer(self)
+        self._position_timer.setSingleShot(True)
+        self._position_timer.setInterval(800)
+        self._position_timer.timeout.connect(self._save_position)
+        self.library_view.openRequested.connect(self.open_book)
+        self.library_view.importRequested.connect(self.choose_file)
+        self.library_view.removeRequested.connect(self.confirm_remove)
+        self.library_view.cancelIndexingRequested.connect(self.indexing.cancel_book)
+        self.ask_panel.passageActivated.connect(self.show_passage)
+        self.ask_panel.sectionActivated.connect(self.show_section)
+        self.ask_panel.answerFinished.connect(self._answer_finished)
+        self.ask_panel.answerStarted.connect(self._answer_started)
+        self.ask_panel.answerEnded.connect(self.indexing.resume)
+        self.ask_panel.answerFailed.connect(self.banner.show_message)
+        self.ask_panel.export_button.clicked.connect(self.export_history)
+        self.ask_panel.session_provider = self._session_for_current
+        self.indexing.progressed.connect(self._index_progress)
+        self.indexing.stageReached.connect(self._index_stage)
+        self.indexing.finished.connect(self._index_finished)
+        self.indexing.failed.connect(self._index_failed)
+        self.indexing.queued.connect(self._index_queued)
+        self._build_actions()
         self._restore_window_state()
+        self.pages.setCurrentIndex(_LIBRARY_PAGE)
 
-    # ------------------------------------------------------------ menus
+    # ------------------------------------------------------------ actions
 
-    def _build_menus(self) -> None:
+    def _build_actions(self) -> None:
+        toolbar = self.addToolBar("Main")
+        toolbar.setObjectName("mainToolbar")
+        toolbar.setMovable(False)
         file_menu = self.menuBar().addMenu("&File")
-        open_action = QAction("&Open Book\u2026", self)
-        open_action.setShortcut(QKeySequence.StandardKey.Open)
-        open_action.triggered.connect(self.choose_file)
-        file_menu.addAction(open_action)
+        view_menu = self.menuBar().addMenu("&View")
+        book_menu = self.menuBar().addMenu("&Book")
+
+        def action(text, shortcut, slot, menu, tool=False, tip=None):
+            item = QAction(text, self)
+            if shortcut:
+                item.setShortcut(shortcut)
+            item.triggered.connect(slot)
+            if tip:
+                item.setToolTip(tip)
+            menu.addAction(item)
+            if tool:
+                toolbar.addAction(item)
+            return item
+
+        self.library_action = action("&Library", QKeySequence("Ctrl+L"), self.show_library, view_menu, True,
+                                     "The books you imported (Ctrl+L)")
+        self.open_action = action("&Open Book\u2026", QKeySequence.StandardKey.Open, self.choose_file, file_menu, True,
+                                  "Import and open a book file (Ctrl+O)")
         file_menu.addSeparator()
-        quit_action = QAction("&Quit", self)
-        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
-        quit_action.triggered.connect(self.close)
-        file_menu.addAction(quit_action)
+        self.export_action = action("&Export Questions as Markdown\u2026", QKeySequence("Ctrl+E"),
+                                    self.export_history, file_menu)
+        self.settings_action = action("&Settings\u2026", QKeySequence("Ctrl+,"), self.open_settings, file_menu, True,
+                                      "Models and how they run")
+        file_menu.addSeparator()
+        action("&Quit", QKeySequence.StandardKey.Quit, self.close, file_menu)
+        toolbar.addSeparator()
+        self.back_action = action("\u2190 &Back", QKeySequence("Alt+Left"), self.go_back, book_menu, True,
+                                  "Back to where you were before following a citation (Alt+Left)")
+        self.back_action.setEnabled(False)
+        self.find_action = action("&Find in Book", QKeySequence.StandardKey.Find, self.find_in_book, book_menu, True,
+                                  "Find in the book (Ctrl+F)")
+        self.ask_action = action("&Ask a Question", QKeySequence("Ctrl+K"), self.focus_question, book_menu, True,
+                                 "Ask about this book (Ctrl+K)")
+        self.stop_action = action("&Stop Answering", QKeySequence("Ctrl+."), self.ask_panel.stop, book_menu)
+        toolbar.addSeparator()
+        action("A\u2212", QKeySequence.StandardKey.ZoomOut, lambda: self.reader.set_point_size(self.reader.point_size - 1),
+               view_menu, True, "Smaller text (Ctrl+-)")
+        action("A+", QKeySequence.StandardKey.ZoomIn, lambda: self.reader.set_point_size(self.reader.point_size + 1),
+               view_menu, True, "Larger text (Ctrl++)")
 
     def choose_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open a book", str(Path.home()), _FILE_FILTER)
         if path:
             self.import_file(path)
 
-    # ------------------------------------------------------------ engine work
+    def show_library(self) -> None:
+        self.pages.setCurrentIndex(_LIBRARY_PAGE)
+        self.refresh_library()
+
+    def find_in_book(self) -> None:
+        if self.book is not None:
+            self.pages.setCurrentIndex(_READER_PAGE)
+            self.find_bar.open_bar()
+
+    def focus_question(self) -> None:
+        self.ask_panel.question.setFocus()
+        self.ask_panel.question.selectAll()
+
+    # ------------------------------------------------------------ library
+
+    def start(self) -> None:
+        """Show the library and pick up indexing left unfinished last time."""
+        def statuses(context):
+            from engine.index.indexer import stage_reached
+
+            return [(summary, stage_reached(self.library, summary.book_id)) for summary in self.library.list_books()]
+
+        def listed(books):
+            self._show_books(books)
+            self.indexing.resume_unfinished({summary.book_id: stage for summary, stage in books})
+
+        self.tasks.submit(statuses, name="Reading the library", lane=QUICK, on_success=listed, on_error=self._error)
+
+    def refresh_library(self) -> None:
+        def statuses(context):
+            from engine.index.indexer import stage_reached
+
+            return [(summary, stage_reached(self.library, summary.book_id)) for summary in self.library.list_books()]
+
+        self.tasks.submit(statuses, name="Reading the library", lane=QUICK, on_success=self._show_books,
+                          on_error=self._error)
+
+    def _show_books(self, books) -> None:
+        self._statuses = {summary.book_id: stage for summary, stage in books}
+        self.library_view.show_books(books)
+        for book_id, state in self.indexing.states.items():
+            if state.progress is not None:
+                self.library_view.set_status(book_id, describe_progress(state.progress))
+        for book_id in self.indexing.queue:
+            self._index_queued(book_id, self._statuses.get(book_id, 0))
+        self.libraryChanged.emit()
 
     def import_file(self, path: str | Path) -> None:
-        """Import a book file in the background, then open it."""
+        """Import a book file off the UI thread, open it and index it in the background."""
         path = Path(path)
         self.banner.hide()
-        self._busy(f"Importing {path.name}\u2026")
+        self.statusBar().showMessage(f"Importing {path.name}\u2026")
         self.tasks.submit(
-            lambda context: self.library.import_book(path, on_stage=lambda stage: context.progress(stage)),
-            name=f"Importing {path.name}",
-            lane=BACKGROUND,
-            on_success=lambda result: self.open_book(result.book_id),
+            lambda context: self.library.import_book(path),
+            name=f"Importing {path.name}", lane=URGENT,
+            on_success=self._imported,
             on_error=self._import_error,
         )
 
+    def _imported(self, result) -> None:
+        self.statusBar().showMessage(f"{'Imported' if result.created else 'Already in the library'}: "
+                                     f"{result.summary.title}", 5000)
+        self.open_book(result.book_id)
+        self.indexing.enqueue(result.book_id, first=True, preempt=True)
+        self.refresh_library()
+
+    def confirm_remove(self, book_id: str) -> None:
+        title = self.library.summary(book_id).title
+        answer = QMessageBox.question(self, "Remove book", f"Remove \u201c{title}\u201d from the library, with its "
+                                      "index and its history of questions? The original file is not touched.")
+        if answer == QMessageBox.StandardButton.Yes:
+            self.remove_book(book_id)
+
+    def remove_book(self, book_id: str) -> None:
+        self.indexing.cancel_book(book_id)
+        if self.book is not None and self.book.book_id == book_id:
+            self.book = None
+            self.ask_panel.set_book(None)
+            self.show_library()
+        session = self._sessions.pop(book_id, None)
+        if session is not None:
+            session.indexer.close()
+
+        def remove(context):
+            # Wait for an indexing job on this book to let go of it.
+            import time
+
+            for _ in range(100):
+                if self.indexing.current != book_id:
+                    break
+                time.sleep(0.05)
+            self.library.remove(book_id)
+
+        self.tasks.submit(remove, name="Removing the book", lane=QUICK, on_success=lambda _: self.refresh_library(),
+                          on_error=self._error)
+
+    # ------------------------------------------------------------ reading
+
     def open_book(self, book_id: str) -> None:
         """Load a stored book and lay it out off the UI thread, then show it."""
-        self._busy("Opening\u2026")
+        self.statusBar().showMessage("Opening\u2026")
 
         def load(context):
             book = self.library.load(book_id)
             context.check()
             document, offsets = build_document(book)
-            return book, document, offsets
+            journal = self.library.journal(book_id)
+            try:
+                position = journal.get("position", 0)
+                history = journal.entries()
+            finally:
+                journal.close()
+            return book, document, offsets, position, history
 
         self.tasks.submit(load, name="Opening the book", lane=URGENT, on_success=self._show_book, on_error=self._error)
 
     def _show_book(self, loaded) -> None:
-        book, document, offsets = loaded
+        book, document, offsets, position, history = loaded
         self.book = book
+        self.back_stack.clear()
+        self.back_action.setEnabled(False)
         self.contents.show_book(book)
         self.reader.show_book(document, offsets)
+        self.pages.setCurrentIndex(_READER_PAGE)
+        self.ask_panel.set_book(book)
+        self.ask_panel.show_history(history)
+        if position:
+            self.reader.scroll_to_offset(int(position))
         author = book.metadata.get("author")
         self.setWindowTitle(f"{book.title} \u2014 Chapterhouse")
-        self._idle(f"{book.title}{' by ' + author if author else ''} \u00b7 {len(book.sections)} sections")
+        self.statusBar().showMessage(f"{book.title}{' by ' + author if author else ''} \u00b7 "
+                                     f"{len(book.sections)} sections", 5000)
         self.bookOpened.emit(book.book_id)
+
+    def _save_position(self) -> None:
+        if self.book is None:
+            return
+        book_id, offset = self.book.book_id, self.reader.offset_at_top()
+
+        def save(context):
+            journal = self.library.journal(book_id)
+            try:
+                journal.set("position", offset)
+            finally:
+                journal.close()
+
+        self.tasks.submit(save, name="Saving the reading position", lane=QUICK, on_error=lambda _m: None)
+
+    def show_passage(self, start: int, end: int) -> None:
+        """Follow a citation: remember where the reader was, then go and highlight."""
+        if self.book is None:
+            return
+        self.pages.setCurrentIndex(_READER_PAGE)
+        self.back_stack.append(self.reader.offset_at_top())
+        self.back_action.setEnabled(True)
+        self.reader.show_passage(start, end)
+
+    def show_section(self, ordinal: int) -> None:
+        if self.book is None or not (1 <= ordinal <= len(self.book.sections)):
+            return
+        self.pages.setCurrentIndex(_READER_PAGE)
+        self.back_stack.append(self.reader.offset_at_top())
+        self.back_action.setEnabled(True)
+        self.reader.scroll_to_offset(self.book.sections[ordinal - 1].start)
+
+    def go_back(self) -> None:
+        if not self.back_stack:
+            return
+        self.reader.clear_passage()
+        self.reader.scroll_to_offset(self.back_stack.pop())
+        self.back_action.setEnabled(bool(self.back_stack))
+
+    # ------------------------------------------------------------ answering
+
+    def _answer_started(self) -> None:
+        """An answer goes before background indexing, except the stage 1 of the
+        book being asked about: the question waits for that."""
+        book_id = self.book.book_id if self.book else None
+        if not (self.indexing.current == book_id and self._statuses.get(book_id, 0) < 1):
+            self.indexing.pause()
+
+    def _session_for_current(self, cancel, notify):
+        """The open book's answering session (made in the worker, kept)."""
+        from engine.answer.session import AnswerSession
+
+        book_id = self.book.book_id
+        session = self._sessions.get(book_id)
+        if session is None:
+            session = AnswerSession(self.library, book_id)
+            self._sessions[book_id] = session
+        else:
+            session.refresh()
+        if session.indexer.status()["stage_reached"] < 1:
+            notify("Making the book searchable first (a minute or two for a long book)…")
+            session.ensure_indexed(cancel=cancel)
+        return session
+
+    def _answer_finished(self, result: dict) -> None:
+        if self.book is None:
+            return
+        book_id = self.book.book_id
+
+        def save(context):
+            journal = self.library.journal(book_id)
+            try:
+                journal.add(result)
+                return journal.entries()
+            finally:
+                journal.close()
+
+        self.tasks.submit(save, name="Saving the answer", lane=QUICK, on_success=self.ask_panel.show_history,
+                          on_error=self._error)
+
+    def export_history(self) -> None:
+        if self.book is None:
+            return
+        book = self.book
+        default = Path.home() / f"{book.title.split(':')[0].strip()} - questions.md"
+        path, _ = QFileDialog.getSaveFileName(self, "Export questions and answers", str(default), "Markdown (*.md)")
+        if path:
+            self.export_history_to(Path(path))
+
+    def export_history_to(self, path: Path) -> None:
+        book = self.book
+
+        def export(context):
+            journal = self.library.journal(book.book_id)
+            try:
+                path.write_text(journal.markdown(book.title, book.metadata.get("author")), encoding="utf-8")
+            finally:
+                journal.close()
+            return path
+
+        self.tasks.submit(export, name="Exporting", lane=QUICK,
+                          on_success=lambda written: self.statusBar().showMessage(f"Exported to {written}", 5000),
+                          on_error=self._error)
+
+    # ------------------------------------------------------------ indexing
+
+    def _index_progress(self, book_id: str, progress) -> None:
+        text = describe_progress(progress)
+        self.library_view.set_status(book_id, text)
+        title = self.library.summary(book_id).title if self.library.has_book(book_id) else book_id
+        self.index_label.setText(f"{title}: {text}")
+        self.progress.setValue(int(100 * progress.done / progress.total) if progress.total else 0)
+        self.progress.show()
+        self.cancel_index.show()
+
+    def _index_queued(self, book_id: str, stage: int) -> None:
+        self.library_view.set_status(book_id, f"{STAGE_NAMES.get(stage, f'stage {stage}')}; waiting its turn")
+
+    def _index_stage(self, book_id: str, stage: int) -> None:
+        self._statuses[book_id] = stage
+        self.library_view.set_stage(book_id, stage)
+
+    def _index_finished(self, book_id: str, stage: int, cancelled: bool) -> None:
+        self._statuses[book_id] = stage
+        if book_id in self.indexing.queue:  # stopped to let a new import go first
+            self._index_queued(book_id, stage)
+        else:
+            self.library_view.set_stage(book_id, stage)
+        if not self.indexing.busy():
+            self.progress.hide()
+            self.cancel_index.hide()
+            self.index_label.setText("")
+        if cancelled:
+            self.statusBar().showMessage("Indexing stopped; it resumes where it stopped next time.", 5000)
+
+    def _index_failed(self, book_id: str, message: str) -> None:
+        self._index_finished(book_id, self._statuses.get(book_id, 0), False)
+        self.banner.show_message(message)
+
+    def _stop_current_indexing(self) -> None:
+        if self.indexing.current:
+            self.indexing.cancel_book(self.indexing.current)
+
+    # ------------------------------------------------------------ settings
+
+    def open_settings(self) -> None:
+        from engine.llm.settings import ModelSettings
+
+        from .settings_dialog import SettingsDialog
+
+        try:
+            current = ModelSettings.load()
+        except Exception as error:  # a damaged settings file is reported, not fatal
+            self.banner.show_message(str(error))
+            return
+        device = ""
+        for session in self._sessions.values():
+            generator = getattr(session, "_generator", None)
+            if generator is not None:
+                device = f"{generator.model_id}: {generator.device.describe()}"
+        dialog = SettingsDialog(current, device, self)
+        if dialog.exec() == SettingsDialog.DialogCode.Accepted:
+            self.apply_settings(dialog.settings())
+
+    def apply_settings(self, settings) -> None:
+        from engine.llm.loading import release_all
+
+        settings.save()
+        self.indexing.cancel_all()
+        self._sessions.clear()
+
+        def reload(context):
+            release_all()
+
+        self.tasks.submit(reload, name="Changing models", lane=QUICK,
+                          on_success=lambda _: self.start(), on_error=self._error)
+        self.statusBar().showMessage("Settings saved; books are re-indexed where the change requires it.", 6000)
+
+    # ------------------------------------------------------------ errors
 
     def _import_error(self, message: str) -> None:
         self._error(message)
         self.importFailed.emit(message)
 
     def _error(self, message: str) -> None:
-        self._idle("")
+        self.statusBar().clearMessage()
         self.banner.show_message(message)
-
-    def _busy(self, message: str) -> None:
-        self.statusBar().showMessage(message)
-        self.progress.setRange(0, 0)
-        self.progress.show()
-
-    def _idle(self, message: str) -> None:
-        self.progress.hide()
-        self.statusBar().showMessage(message)
 
     # ------------------------------------------------------------ drag and drop
 
@@ -201,14 +565,24 @@ class MainWindow(QMainWindow):
         geometry = settings.value("window/geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
-        splitter = settings.value("window/splitter")
-        if splitter is not None:
-            self.splitter.restoreState(splitter)
+        for key, splitter in (("window/splitter", self.splitter), ("window/readerSplitter", self.reader_splitter)):
+            state = settings.value(key)
+            if state is not None:
+                splitter.restoreState(state)
+        size = settings.value("reader/pointSize")
+        if size is not None:
+            self.reader.set_point_size(float(size))
 
     def closeEvent(self, event) -> None:
         settings = QSettings()
         settings.setValue("window/geometry", self.saveGeometry())
         settings.setValue("window/splitter", self.splitter.saveState())
+        settings.setValue("window/readerSplitter", self.reader_splitter.saveState())
+        settings.setValue("reader/pointSize", self.reader.point_size)
+        self._position_timer.stop()
+        self._save_position()
+        self.indexing.cancel_all()
+        self.ask_panel.stop()
         self.tasks.cancel_all()
         self.tasks.wait(5000)
         super().closeEvent(event)

@@ -13,7 +13,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication, QPointF, Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QFontMetricsF, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument, QTextFormat
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument, QTextFormat
 from PySide6.QtWidgets import QTextBrowser, QTextEdit
 
 from engine.book import Book
@@ -54,9 +54,12 @@ def reader_font() -> QFont:
     return font
 
 
-def reading_width() -> int:
+def reading_width(point_size: float | None = None) -> int:
     """Width of the reading column in pixels (text plus document margins)."""
-    metrics = QFontMetricsF(reader_font())
+    font = reader_font()
+    if point_size:
+        font.setPointSizeF(point_size)
+    metrics = QFontMetricsF(font)
     return int(metrics.averageCharWidth() * READING_COLUMN_EM * 2 + 2 * DOCUMENT_MARGIN)
 
 
@@ -84,7 +87,8 @@ def build_document(book: Book) -> tuple[QTextDocument, OffsetMap]:
     plain = QTextCharFormat()
     strong = QTextCharFormat()
     strong.setFontWeight(QFont.Weight.DemiBold)
-    strong.setFontPointSize(reader_font().pointSizeF() * 1.25)
+    # Relative, so headings follow the reader's font size.
+    strong.setProperty(QTextFormat.Property.FontSizeAdjustment, 1)
 
     starts, ends, positions = [], [], []
     section_starts = {section.start for section in book.sections} | {part.start for part in book.parts}
@@ -110,9 +114,11 @@ def build_document(book: Book) -> tuple[QTextDocument, OffsetMap]:
 
 
 class ReaderView(QTextBrowser):
-    """Read-only text view with a centred reading column."""
+    """Read-only text view with a centred reading column, a highlighted
+    passage (a citation the reader followed) and find-in-book matches."""
 
     positionChanged = Signal(int)  # stored-text offset at the top of the view
+    MIN_POINT_SIZE, MAX_POINT_SIZE = 9.0, 30.0
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -130,9 +136,17 @@ class ReaderView(QTextBrowser):
         self._layout_timer.setInterval(0)
         self._layout_timer.timeout.connect(self._lay_out_ahead)
         self._laid_out_until = None
+        self._passage_highlight: list[QTextEdit.ExtraSelection] = []
+        self._find_highlights: list[QTextEdit.ExtraSelection] = []
+        self.point_size = reader_font().pointSizeF()
 
     def show_book(self, document: QTextDocument, offsets: OffsetMap) -> None:
         previous = self._document
+        if abs(self.point_size - reader_font().pointSizeF()) > 0.01:
+            font = reader_font()
+            font.setPointSizeF(self.point_size)
+            document.setDefaultFont(font)
+        self._passage_highlight, self._find_highlights = [], []
         document.setParent(self)
         self._document = document
         self._map = offsets
@@ -174,6 +188,81 @@ class ReaderView(QTextBrowser):
         self.verticalScrollBar().setValue(max(0, int(top) - _SCROLL_MARGIN_PX))
         self.setTextCursor(cursor)
 
+    # ------------------------------------------------------------ passages
+
+    def document_span(self, start: int, end: int) -> QTextCursor:
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(self._map.to_document(start))
+        cursor.setPosition(self._map.to_document(end), QTextCursor.MoveMode.KeepAnchor)
+        return cursor
+
+    def show_passage(self, start: int, end: int) -> None:
+        """Scroll to a passage and highlight it (a followed citation)."""
+        if self._map is None:
+            return
+        self.scroll_to_offset(start)
+        selection = QTextEdit.ExtraSelection()
+        selection.cursor = self.document_span(start, end)
+        colour = self.palette().color(self.palette().ColorRole.Highlight)
+        colour.setAlpha(60)
+        selection.format.setBackground(colour)
+        self._passage_highlight = [selection]
+        self._apply_selections()
+
+    def clear_passage(self) -> None:
+        self._passage_highlight = []
+        self._apply_selections()
+
+    def highlighted_span(self) -> tuple[int, int] | None:
+        if not self._passage_highlight:
+            return None
+        cursor = self._passage_highlight[0].cursor
+        return cursor.selectionStart(), cursor.selectionEnd()
+
+    # ------------------------------------------------------------ find
+
+    def find_all(self, text: str, limit: int = 2000) -> list[QTextCursor]:
+        """Every match of `text` (case-insensitive), highlighted; returns them in order."""
+        self._find_highlights = []
+        matches: list[QTextCursor] = []
+        if text:
+            document = self.document()
+            cursor = QTextCursor(document)
+            colour = QColor(255, 214, 0, 140)
+            while len(matches) < limit:
+                cursor = document.find(text, cursor)
+                if cursor.isNull():
+                    break
+                matches.append(QTextCursor(cursor))
+                selection = QTextEdit.ExtraSelection()
+                selection.cursor = QTextCursor(cursor)
+                selection.format.setBackground(colour)
+                self._find_highlights.append(selection)
+        self._apply_selections()
+        return matches
+
+    def show_match(self, cursor: QTextCursor) -> None:
+        self.setTextCursor(cursor)
+        self.ensureCursorVisible()
+
+    def _apply_selections(self) -> None:
+        self.setExtraSelections(self._find_highlights + self._passage_highlight)
+
+    # ------------------------------------------------------------ font size
+
+    def set_point_size(self, size: float) -> None:
+        size = max(self.MIN_POINT_SIZE, min(self.MAX_POINT_SIZE, size))
+        if abs(size - self.point_size) < 0.01:
+            return
+        top = self.offset_at_top() if self._map is not None else None
+        self.point_size = size
+        font = reader_font()
+        font.setPointSizeF(size)
+        self.setFont(font)
+        self.document().setDefaultFont(font)
+        if top is not None:
+            self.scroll_to_offset(top)
+
     def offset_at_top(self) -> int:
         """The stored-text offset of the first paragraph in view."""
         if self._map is None:
@@ -204,7 +293,7 @@ class ReaderView(QTextBrowser):
         The column is exactly the width the document was laid out at, so showing
         it needs no new layout."""
         available = self.width() - 2 * self.frameWidth() - self.verticalScrollBar().sizeHint().width()
-        spare = max(0, available - reading_width())
+        spare = max(0, available - reading_width(self.point_size))
         self.setViewportMargins(spare // 2, 0, spare - spare // 2, 0)
 
     def _report_position(self) -> None:

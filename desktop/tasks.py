@@ -1,8 +1,10 @@
 """Engine work off the UI thread.
 
-Two lanes, as in Picard: an urgent lane (opening a book, answering) and a
-background lane (importing, indexing), each its own QThreadPool, so a long
-background job never delays what the reader is waiting for. A task is a plain
+Three lanes, as in Picard, each its own QThreadPool: an urgent lane
+(opening a book, answering), a background lane (importing, indexing: long
+jobs, one at a time) and a quick lane (saving the reading position, reading
+the library's list), so neither a long background job nor a busy urgent one
+delays the small things. A task is a plain
 function that receives a TaskContext; its result, progress and errors come
 back to the UI thread by queued signals. Cancellation is cooperative: the
 function checks `context.cancelled` between steps.
@@ -23,6 +25,7 @@ log = logging.getLogger(__name__)
 
 URGENT = "urgent"
 BACKGROUND = "background"
+QUICK = "quick"
 
 
 class TaskCancelled(Exception):
@@ -96,9 +99,10 @@ class Task(QRunnable):
 class TaskRunner(QObject):
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        self._pools = {URGENT: QThreadPool(self), BACKGROUND: QThreadPool(self)}
+        self._pools = {URGENT: QThreadPool(self), BACKGROUND: QThreadPool(self), QUICK: QThreadPool(self)}
         self._pools[URGENT].setMaxThreadCount(2)
         self._pools[BACKGROUND].setMaxThreadCount(1)
+        self._pools[QUICK].setMaxThreadCount(1)
         self._running: set[Task] = set()
 
     def submit(

@@ -12,7 +12,7 @@ from pathlib import Path
 from .errors import ChapterhouseError
 from .llm.catalogue import EMBEDDER, GENERATOR, Catalogue
 from .llm.errors import ModelError
-from .llm.settings import CATALOGUE, FILE, FOLDER, REMOTE, ModelChoice, ModelSettings, settings_path
+from .llm.settings import CATALOGUE, FILE, FOLDER, REMOTE, ModelChoice, ModelSettings, reindex_notice, settings_path
 
 
 def add_parser(commands) -> None:
@@ -147,7 +147,7 @@ def use_model(args) -> int:
     settings.set_choice(role, choice)
     settings.save()
     print(f"{role}: {choice.describe()} ({detail})")
-    print(_reindex_notice(role, previous, choice.describe()))
+    print(reindex_notice(role, previous, choice.describe()))
     return 0
 
 
@@ -253,11 +253,3 @@ def check_models(args) -> int:
     print(f"embedder:  {embedder.model_id} on {embedder.device.describe()}, {embedder.dimension} dimensions, "
           f"{embedder.max_tokens}-token limit (loaded in {embedder_seconds:.1f} s)")
     return 0
-
-
-def _reindex_notice(role: str, before: str, after: str) -> str:
-    if before == after:
-        return "(no change)"
-    if role == GENERATOR:
-        return "Books indexed before will redo their summaries, cards and situating sentences with this model."
-    return "Books indexed before will recompute their vectors with this embedder."

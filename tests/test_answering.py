@@ -217,3 +217,14 @@ def test_eval_harness_reports_recall_baselines_and_ablations(tmp_path, fixtures,
     assert "relation:arc" in report["location_recall"] and "book:three-chapters" in report["location_recall"]
     assert "ladder without rare words" in report["ablations"]["all"]
     assert report["latency"]["ladder"]["mean_ms"] < 100
+
+
+def test_a_draft_that_only_restates_the_question_adds_nothing():
+    from engine.answer.answering import adds_nothing
+
+    question = "How does the door knocker that startles Scrooge reappear after his night with the spirits?"
+    assert adds_nothing("1. How does the door knocker that startles Scrooge reappear after his night with the "
+                        "spirits?\nThe answer is:", question)
+    assert adds_nothing("", question)
+    assert not adds_nothing("On Christmas morning Scrooge blesses the knocker and praises its honest expression "
+                            "[p6.3].", question)

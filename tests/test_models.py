@@ -180,7 +180,7 @@ def test_models_command_lists_uses_configures_and_resets(cli, tmp_path):
     gguf = generator_spec(ModelSettings())["path"]
     used = cli("use", str(gguf))
     assert used.stdout.startswith(f"generator: {gguf}") and "llama, 30 layers" in used.stdout
-    assert "summaries, cards and situating sentences" in used.stdout  # what will be re-indexed
+    assert "redo their situating sentences, summaries and cards" in used.stdout  # what will be re-indexed
     folder = tmp_path / "my-embedder"
     folder.mkdir()
     spec = embedder_spec(ModelSettings())

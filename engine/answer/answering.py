@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from ..index.store import BOOK_SUMMARY, SECTION_SUMMARY, TIER_SUMMARY
 from ..llm.types import CancelToken, ChatMessage, GenerationOptions
 from .digest import DigestLine
-from .planning import GLOBAL, MID, Plan
+from .planning import GLOBAL, MID, Plan, content_words
 from .retrieval import Retrieval
 
 RETRY_BUDGET = 14
@@ -61,6 +61,7 @@ class AnswerResult:
     tokens: dict = field(default_factory=dict)
     cancelled: bool = False
     labels: dict[int, str] = field(default_factory=dict)  # section ordinal -> label
+    discarded_draft: str = ""  # a draft that only restated the question, kept for the record
 
     def as_dict(self) -> dict:
         return {
@@ -71,7 +72,7 @@ class AnswerResult:
             "parts": [{"text": part.part.text, "passages": [_passage_dict(self, node) for node in part.passages]}
                       for part in self.retrieval.parts],
             "plan": self.plan.as_dict(), "plan_path": self.plan.path,
-            "timings": self.timings, "tokens": self.tokens,
+            "timings": self.timings, "tokens": self.tokens, "discarded_draft": self.discarded_draft,
         }
 
 
@@ -173,6 +174,17 @@ def generate_answer(generator, context, retrieval: Retrieval, cancel: CancelToke
     return {"text": "".join(pieces), "first_token": first, "seconds": time.perf_counter() - started,
             "finish": completion.finish_reason, "prompt": completion.usage.prompt_tokens,
             "processed": completion.usage.processed_prompt_tokens, "generated": completion.usage.completion_tokens}
+
+
+_FILLER = {"answer", "question", "passage", "passages", "checklist", "part"}
+
+
+def adds_nothing(answer: str, question: str) -> bool:
+    """True for a draft that only echoes the question ("1. How does ...? The
+    answer is:"), which tiny models write often: showing it would be noise."""
+    asked = {w.lower() for w in content_words(question)}
+    new = [w for w in content_words(_CITATION.sub(" ", answer)) if w.lower() not in asked | _FILLER]
+    return len(new) < 3
 
 
 def not_found(text: str) -> bool:

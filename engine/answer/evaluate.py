@@ -38,6 +38,22 @@ class Question:
     answers: list[str] = field(default_factory=list)
     evidence: str | None = None
     kind: str = "crosschapter"  # crosschapter | evidence | answers
+    # Share of the question's content words that its required sections use:
+    # low for questions asked in the reader's words rather than the book's.
+    overlap: float | None = None
+
+
+LOW_OVERLAP = 0.5
+
+
+def lexical_overlap(question: str, book, sections: list[int]) -> float:
+    from .planning import content_words
+
+    asked = {w.lower() for w in content_words(question)}
+    text = " ".join(book.text[book.sections[o - 1].start:book.sections[o - 1].end]
+                    for o in sections if 0 < o <= len(book.sections)).lower()
+    present = {w for w in asked if re.search(rf"\b{re.escape(w)}", text)}
+    return len(present) / len(asked) if asked else 1.0
 
 
 def load_questions(path: Path, books_dir: Path) -> list[Question]:
@@ -153,6 +169,8 @@ def run_evaluation(questions: list[Question], library, *, budgets=(12, 6), stage
         progress(f"{context.book.title}: {len(book_questions)} questions, indexed to stage "
                  f"{books_info[path.stem]['stage']}")
         for question in book_questions:
+            if question.sections:
+                question.overlap = lexical_overlap(question.question, context.book, question.sections)
             for budget in budgets:
                 plan = session.plan(question.question, planner=planner)
                 found = retrieve(plan, context, budget=budget)
@@ -194,6 +212,8 @@ def summarize(rows: list[Row], books_info: dict) -> dict:
         groups[(row.method, row.budget, "all")].append(row)
         groups[(row.method, row.budget, f"book:{row.question.book_path.stem}")].append(row)
         groups[(row.method, row.budget, f"relation:{row.question.relation}")].append(row)
+        if row.question.overlap is not None and row.question.overlap <= LOW_OVERLAP:
+            groups[(row.method, row.budget, "wording:low overlap with the text")].append(row)
     for (method, budget, scope), members in groups.items():
         recalls = [location_recall(r.question.sections, set(r.sections)) for r in members]
         entry = {"questions": len(members), "location_recall": round(statistics.mean(recalls), 3),
@@ -258,7 +278,9 @@ def format_report(report: dict) -> str:
         budgets = sorted({b for scope in recall.values() for m in scope.values() for b in m}, key=int, reverse=True)
         header = f"{'location recall':42s}" + "".join(f"{m + ' @' + b:>13s}" for b in budgets for m in methods)
         lines.append(header)
-        scopes = ["all"] + sorted(s for s in recall if s.startswith("book:")) + sorted(s for s in recall if s.startswith("relation:"))
+        scopes = (["all"] + sorted(s for s in recall if s.startswith("book:"))
+                  + sorted(s for s in recall if s.startswith("relation:"))
+                  + sorted(s for s in recall if s.startswith("wording:")))
         for scope in scopes:
             cells = []
             for budget in budgets:

@@ -9,7 +9,8 @@ from ..index.indexer import BookIndexer
 from ..llm.types import CancelToken
 from .context import BookContext
 from .planning import Plan, code_plan, model_plan
-from .answering import RETRY_BUDGET, AnswerResult, generate_answer, is_small, not_found, resolve_citations
+from .answering import RETRY_BUDGET, AnswerResult, adds_nothing, generate_answer, is_small, not_found, \
+    resolve_citations
 from .digest import DigestLine, evidence_digest
 from .retrieval import Features, Retrieval, retrieve
 
@@ -34,15 +35,32 @@ class AnswerSession:
 
     @property
     def generator(self):
-        return self.indexer.generator
+        """The answering instance of the generator (indexing has its own)."""
+        if self._generator is None:
+            from ..llm.loading import open_generator
+
+            self._generator = open_generator(self.indexer.settings, lane="answer")
+        return self._generator
 
     def ensure_indexed(self, progress=None, cancel: CancelToken | None = None) -> int:
-        """Build stage 1 if the book has no index yet; returns the stage reached."""
-        status = self.indexer.status()
-        if status["stage_reached"] < 1:
-            self.indexer.run(up_to=1, progress=progress, cancel=cancel)
-            self._context = None
+        """Build stage 1 if the book has no index yet; returns the stage reached.
+        When another thread is already building it (the app's background
+        indexing), wait for its stage 1 to land instead of racing it."""
+        cancel = cancel or CancelToken()
+        while self.indexer.status()["stage_reached"] < 1:
+            if self.indexer.lock.acquire(timeout=0.25):
+                self.indexer.lock.release()
+                self.indexer.run(up_to=1, progress=progress, cancel=cancel)
+                if cancel.cancelled:
+                    break
+            elif cancel.cancelled:
+                break
+        self._context = None
         return self.indexer.status()["stage_reached"]
+
+    def refresh(self) -> None:
+        """Pick up index stages that landed since the session was opened."""
+        self._context = None
 
     def plan(self, question: str, planner: str = "code", cancel: CancelToken | None = None) -> Plan:
         """planner: "model" (guarded, with the code plan as fallback), "code", or
@@ -97,12 +115,15 @@ class AnswerSession:
             for key in ("prompt", "processed", "generated"):
                 generated[key] += first[key]
         answer, citations, dropped = resolve_citations(generated["text"], self.context, retrieval)
+        discarded = ""
+        if generated["finish"] != "cancelled" and adds_nothing(answer, question):
+            discarded, answer, citations = answer, "", []
         first_token = generated["first_token"]
         return AnswerResult(
             question=question, answer=answer, lead="digest" if is_small(self.generator) else "answer",
             citations=citations, citations_dropped=dropped, not_found=not_found(answer), retried=retried,
             digest=digest, retrieval=retrieval, plan=plan, cancelled=generated["finish"] == "cancelled",
-            labels={s.ordinal: s.label for s in self.context.book.sections},
+            labels={s.ordinal: s.label for s in self.context.book.sections}, discarded_draft=discarded,
             timings={"planning": round(planned - started, 3), "retrieval": round(retrieval.seconds, 4),
                      "digest": round(digested - planned - retrieval.seconds, 3),
                      "first_token": round(digested - started + first_token, 3) if first_token is not None else None,

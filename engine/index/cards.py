@@ -171,6 +171,7 @@ def _rarity(word: str) -> float:
 
 def _ask_json(generator, system: str, question: str, schema: dict, max_tokens: int, cancel: CancelToken,
               stats: WritingStats):
+    cancel.wait_while_paused()
     if cancel.cancelled:
         raise Cancelled()
     completion = generator.complete(

@@ -20,6 +20,7 @@ from __future__ import annotations
 import errno
 import re
 import sqlite3
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -43,6 +44,17 @@ STAGES = {1: "passages", 2: "situating sentences", 3: "summaries", 4: "cards"}
 _PASSAGES, _CONTEXT, _SUMMARY, _TIERS, _CARDS = "passages", "context", "summary", "tiers", "cards"
 _LLM_STEPS = (_CONTEXT, _SUMMARY, _TIERS, _CARDS)
 _TIER_GROUP = 3
+
+
+_builders_guard = threading.Lock()
+_builders: dict[str, threading.Lock] = {}
+
+
+def builder_lock(folder) -> threading.Lock:
+    """One builder per book in this process: the app's background indexing and
+    a question asked before the book was searchable must not both write it."""
+    with _builders_guard:
+        return _builders.setdefault(str(folder), threading.Lock())
 
 
 class IndexingError(ChapterhouseError):
@@ -91,7 +103,7 @@ class BookIndexer:
         if self._generator is None:
             from ..llm.loading import open_generator
 
-            self._generator = open_generator(self.settings)
+            self._generator = open_generator(self.settings, lane="index")
         return self._generator
 
     @property
@@ -146,7 +158,14 @@ class BookIndexer:
 
     def run(self, up_to: int = 4, progress: Callable[[Progress], None] | None = None,
             cancel: CancelToken | None = None) -> RunResult:
-        cancel = cancel or CancelToken()
+        with self.lock:
+            return self._run(up_to, progress, cancel or CancelToken())
+
+    @property
+    def lock(self) -> threading.Lock:
+        return builder_lock(self.folder)
+
+    def _run(self, up_to: int, progress, cancel: CancelToken) -> RunResult:
         report = progress or (lambda _event: None)
         result = RunResult(completed_stage=0, cancelled=False)
         try:
@@ -236,6 +255,7 @@ class BookIndexer:
         writing, segmentation = WritingStats(), SegmentationStats()
         passages_made = 0
         for section in todo:
+            cancel.wait_while_paused()
             if cancel.cancelled:
                 raise Cancelled()
             report(clock.event(section.label))
@@ -391,6 +411,32 @@ class BookIndexer:
             clock.advance(1)
         report(clock.finished())
         return stats.as_dict()
+
+
+def stage_reached(library, book_id: str) -> int:
+    """How far a book's index has got, read from its checkpoints alone (no
+    book text loaded): cheap enough for listing a whole library."""
+    import sqlite3 as _sqlite
+
+    database = library.folder(book_id) / "book.sqlite"
+    sections = library.summary(book_id).sections
+    try:
+        connection = _sqlite.connect(f"file:{database}?mode=ro", uri=True)
+        try:
+            rows = connection.execute("SELECT step, COUNT(*) FROM index_progress GROUP BY step").fetchall()
+        finally:
+            connection.close()
+    except _sqlite.OperationalError:
+        return 0  # never indexed: the tables do not exist yet
+    done = dict(rows)
+    stage = 0
+    for number, complete in enumerate((done.get(_PASSAGES, 0) >= sections, done.get(_CONTEXT, 0) >= sections,
+                                       done.get(_SUMMARY, 0) >= sections and done.get(_TIERS, 0) >= 1,
+                                       done.get(_CARDS, 0) >= len(CARD_NAMES)), start=1):
+        if not complete:
+            break
+        stage = number
+    return stage
 
 
 def _tier_calls(count: int) -> int:

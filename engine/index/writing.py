@@ -123,6 +123,7 @@ def _prefix(book: Book, section: Section, text: str) -> list[ChatMessage]:
 
 def _ask(generator, prefix: list[ChatMessage], question: str, options: GenerationOptions, cancel: CancelToken,
          stats: WritingStats) -> str:
+    cancel.wait_while_paused()  # an answer the reader is waiting for goes first
     if cancel.cancelled:
         raise Cancelled()
     messages = prefix[:-1] + [ChatMessage("user", prefix[-1].content + question)]
@@ -196,6 +197,7 @@ def combine(generator, book: Book, names: list[str], summaries: str, cancel: Can
     system = (f"You summarize the book \u201c{book.title}\u201d. Write plain English prose, only from the summaries given.")
     question = (f"These are summaries of consecutive parts of the book ({'; '.join(names)}).\n\n{summaries}\n\n"
                 f"Write one summary of all of them in at most {MAX_SUMMARY_WORDS} words, keeping the order of events.")
+    cancel.wait_while_paused()
     if cancel.cancelled:
         raise Cancelled()
     completion = generator.complete([ChatMessage("system", system), ChatMessage("user", question)],

@@ -58,9 +58,12 @@ def embedder_spec(settings: ModelSettings, catalogue: Catalogue | None = None) -
             "threads": settings.threads}
 
 
-def open_generator(settings: ModelSettings | None = None) -> Generator:
+def open_generator(settings: ModelSettings | None = None, lane: str = "main") -> Generator:
+    """The generator for these settings, loaded once per lane: indexing in the
+    background and answering in front each get their own instance, so neither
+    evicts the other's prompt state (a section's text, the book's card)."""
     spec = generator_spec(settings or ModelSettings.load())
-    return _cached(("generator", _key(spec)), lambda: _build_generator(spec))
+    return _cached(("generator", lane, _key(spec)), lambda: _build_generator(spec))
 
 
 def open_embedder(settings: ModelSettings | None = None) -> Embedder:

@@ -95,3 +95,13 @@ def _choice(data: dict | None) -> ModelChoice:
         path=data.get("path"),
         endpoint=EndpointSettings(**endpoint) if endpoint else None,
     )
+
+
+def reindex_notice(role: str, before: str, after: str) -> str:
+    """What a change of model means for books already indexed."""
+    if before == after:
+        return "No change."
+    if role == "generator":
+        return ("Books indexed before will redo their situating sentences, summaries and cards with the new "
+                "generator (their passages and vectors stay).")
+    return "Books indexed before will recompute their vectors with the new embedder (nothing else is redone)."

@@ -73,17 +73,35 @@ class Completion:
 
 
 class CancelToken:
-    """Set from any thread; generation stops at the next prompt batch or token."""
+    """Set from any thread; generation stops at the next prompt batch or token.
+    A background job can also be paused (it waits at its next safe point)."""
 
     def __init__(self) -> None:
         self._event = threading.Event()
+        self._running = threading.Event()
+        self._running.set()
 
     def cancel(self) -> None:
         self._event.set()
+        self._running.set()  # a paused job must wake up to stop
 
     @property
     def cancelled(self) -> bool:
         return self._event.is_set()
+
+    def pause(self) -> None:
+        self._running.clear()
+
+    def resume(self) -> None:
+        self._running.set()
+
+    @property
+    def paused(self) -> bool:
+        return not self._running.is_set()
+
+    def wait_while_paused(self) -> None:
+        while not self._running.wait(0.1):
+            pass
 
 
 class GenerationStream:

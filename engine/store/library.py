@@ -170,6 +170,12 @@ class Library:
                 continue  # a damaged manifest hides one book, not the library
         return sorted(summaries, key=lambda s: (s.title.casefold(), s.book_id))
 
+    def journal(self, book_id: str):
+        """The book's history of questions and its reading position."""
+        from .journal import BookJournal
+
+        return BookJournal(self.folder(book_id) / "book.sqlite")
+
     def open(self, book_id: str) -> BookDatabase:
         return BookDatabase(self.folder(book_id) / "book.sqlite")
 

@@ -1,0 +1,422 @@
+"""The ask panel: a question box, the answer as it streams, citations that
+jump to their passage, the evidence grouped by section, the book map, the
+plan on demand, and the book's history of questions.
+
+The work runs in the urgent lane; the text comes back in batches (every 50
+ms) so a fast model cannot flood the UI thread with signals.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import threading
+
+from PySide6.QtCore import QObject, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QTabWidget,
+    QTextBrowser,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.llm.types import CancelToken
+
+from .book_map import BookMap
+from .tasks import URGENT, TaskCancelled
+
+SPAN_ROLE = Qt.ItemDataRole.UserRole
+_CITATION = re.compile(r"\[((?:p\d+\.\d+)(?:,\s*p\d+\.\d+)*)\]")
+
+
+class _Relay(QObject):
+    """Carries what the worker produces to the UI thread."""
+
+    digest = Signal(object)
+    text = Signal(str)
+    retry = Signal()
+    notice = Signal(str)
+
+
+class AskPanel(QWidget):
+    passageActivated = Signal(int, int)  # start, end in the stored text
+    sectionActivated = Signal(int)  # section ordinal
+    answerFinished = Signal(object)  # the result as a dict
+    answerStarted = Signal()
+    answerFailed = Signal(str)
+    answerEnded = Signal()  # after any of finished, failed or stopped
+
+    def __init__(self, runner, parent=None):
+        super().__init__(parent)
+        self.runner = runner
+        # callable(cancel, notify) -> AnswerSession, run in a worker; notify(text)
+        # tells the reader what the question is waiting for.
+        self.session_provider = None
+        self.budget = 12  # passages of evidence per answer
+        self.book = None
+        self.result: dict | None = None
+        self.cancel: CancelToken | None = None
+        self._buffer: list[str] = []
+        self._buffer_lock = threading.Lock()
+        self._streamed = ""
+        self._flush = QTimer(self)
+        self._flush.setInterval(50)
+        self._flush.timeout.connect(self._flush_text)
+
+        self.question = QLineEdit(self)
+        self.question.setPlaceholderText("Ask about this book\u2026")
+        self.question.returnPressed.connect(self.ask)
+        self.question.setAccessibleName("Question")
+        self.ask_button = QPushButton("Ask", self)
+        self.ask_button.setDefault(True)
+        self.ask_button.clicked.connect(self.ask)
+        self.stop_button = QPushButton("Stop", self)
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self.stop)
+        row = QHBoxLayout()
+        row.addWidget(self.question, 1)
+        row.addWidget(self.ask_button)
+        row.addWidget(self.stop_button)
+
+        self.status = QLabel("", self)
+        self.status.setWordWrap(True)
+        self.book_map = BookMap(self)
+        self.book_map.sectionClicked.connect(self.sectionActivated)
+
+        self.answer_view = QTextBrowser(self)
+        self.answer_view.setOpenLinks(False)
+        self.answer_view.anchorClicked.connect(self._link)
+        self.answer_view.setAccessibleName("Answer")
+        self.answer_view.setPlaceholderText("The evidence and the answer appear here, with links to the passages.")
+
+        self.evidence = QTreeWidget(self)
+        self.evidence.setHeaderHidden(True)
+        self.evidence.setWordWrap(True)
+        self.evidence.itemClicked.connect(self._evidence_clicked)
+        self.evidence.setAccessibleName("Evidence by section")
+        self.plan_view = QTextBrowser(self)
+        self.history = QListWidget(self)
+        self.history.itemClicked.connect(self._history_clicked)
+        self.export_button = QPushButton("Export as Markdown\u2026", self)
+        history_page = QWidget(self)
+        history_layout = QVBoxLayout(history_page)
+        history_layout.setContentsMargins(0, 0, 0, 0)
+        history_layout.addWidget(self.history, 1)
+        history_layout.addWidget(self.export_button)
+        self.tabs = QTabWidget(self)
+        self.tabs.addTab(self.evidence, "Evidence")
+        self.tabs.addTab(self.plan_view, "Plan")
+        self.tabs.addTab(history_page, "History")
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(row)
+        layout.addWidget(self.status)
+        layout.addWidget(self.book_map)
+        layout.addWidget(self.answer_view, 3)
+        layout.addWidget(self.tabs, 2)
+
+        self.relay = _Relay()
+        self.relay.digest.connect(self._show_digest)
+        self.relay.retry.connect(self._retrying)
+        self.relay.notice.connect(self.status.setText)
+        # Esc stops from within the panel; the window's Stop action works anywhere.
+        stop_key = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
+        stop_key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.set_book(None)
+
+    # ------------------------------------------------------------ book
+
+    def set_book(self, book) -> None:
+        self.book = book
+        enabled = book is not None
+        for widget in (self.question, self.ask_button, self.export_button):
+            widget.setEnabled(enabled)
+        if book is not None:
+            self.book_map.set_book(book)
+        self.answer_view.clear()
+        self.evidence.clear()
+        self.plan_view.clear()
+        self.history.clear()
+        self.status.setText("" if enabled else "Open a book to ask about it.")
+        self.result = None
+
+    def show_history(self, entries) -> None:
+        self.history.clear()
+        for entry in reversed(entries):
+            item = QListWidgetItem(entry.question)
+            item.setData(SPAN_ROLE, entry.result)
+            item.setToolTip(entry.answer[:400])
+            self.history.addItem(item)
+
+    # ------------------------------------------------------------ asking
+
+    def ask(self) -> None:
+        question = self.question.text().strip()
+        if not question or self.book is None or self.cancel is not None or self.session_provider is None:
+            return
+        self.cancel = CancelToken()
+        cancel = self.cancel
+        self._streamed = ""
+        self.result = None
+        self.answer_view.clear()
+        self.evidence.clear()
+        self.plan_view.clear()
+        self.book_map.mark(set())
+        self.status.setText("Finding the evidence\u2026")
+        self.ask_button.setEnabled(False)
+        self.stop_button.setEnabled(True)
+        self.answerStarted.emit()
+        relay = self.relay
+        provider = self.session_provider
+        budget = self.budget
+
+        def work(context):
+            session = provider(cancel, relay.notice.emit)
+            if cancel.cancelled:
+                raise TaskCancelled()
+            result = session.ask(
+                question, budget=budget, cancel=cancel,
+                on_digest=lambda lines, retrieval: relay.digest.emit(_digest_payload(session, lines, retrieval)),
+                on_text=self._receive, on_retry=lambda retrieval: relay.retry.emit())
+            return result.as_dict()
+
+        self._flush.start()
+        self.runner.submit(work, name="Answering", lane=URGENT, on_success=self._finished, on_error=self._failed,
+                           on_cancelled=self._stopped_early)
+
+    def stop(self) -> None:
+        if self.cancel is not None:
+            self.cancel.cancel()
+            self.status.setText("Stopping\u2026")
+
+    def busy(self) -> bool:
+        return self.cancel is not None
+
+    def _receive(self, piece: str) -> None:  # worker thread
+        with self._buffer_lock:
+            self._buffer.append(piece)
+
+    def _flush_text(self) -> None:
+        with self._buffer_lock:
+            pieces, self._buffer = self._buffer, []
+        if pieces:
+            self._streamed += "".join(pieces)
+            self._render(streaming=True)
+
+    def _retrying(self) -> None:
+        self._streamed = ""
+        self.status.setText("A part was not found: answering again with more passages\u2026")
+
+    def _show_digest(self, payload: dict) -> None:
+        self.result = {**(self.result or {}), **payload}
+        self.status.setText("Evidence found; the model is reading it\u2026")
+        self._render(streaming=True)
+        self._fill_evidence(payload["parts"], _cited_passages(payload))
+        self._fill_plan(payload["plan"])
+        self.book_map.mark(*_map_marks(self.result))
+
+    def _finished(self, result: dict) -> None:
+        self._flush_text()
+        self._idle()
+        self.result = result
+        self._render(streaming=False)
+        self._fill_evidence(result["parts"], _cited_passages(result))
+        self._fill_plan(result["plan"])
+        self.book_map.mark(*_map_marks(result))
+        timings = result["timings"]
+        if result["cancelled"]:
+            self.status.setText("Stopped. The evidence above is complete; the answer is cut short.")
+        else:
+            first = timings.get("first_token")
+            self.status.setText(f"Evidence in {timings['retrieval'] * 1000:.0f} ms"
+                                f"{f'; first words after {first:.1f} s' if first else ''}; "
+                                f"done in {timings['total']:.1f} s.")
+        self.answerFinished.emit(result)
+        self.answerEnded.emit()
+
+    def _failed(self, message: str) -> None:
+        self._idle()
+        self.status.setText(message)
+        self.answerFailed.emit(message)
+        self.answerEnded.emit()
+
+    def _stopped_early(self) -> None:
+        self._idle()
+        self.status.setText("Stopped before any evidence was found.")
+        self.answerEnded.emit()
+
+    def _idle(self) -> None:
+        self._flush.stop()
+        self.cancel = None
+        self.ask_button.setEnabled(True)
+        self.stop_button.setEnabled(False)
+
+    # ------------------------------------------------------------ showing
+
+    def show_result(self, result: dict) -> None:
+        """A past answer from the history."""
+        self.result = result
+        self._streamed = ""
+        self.question.setText(result["question"])
+        self._render(streaming=False)
+        self._fill_evidence(result["parts"], _cited_passages(result))
+        self._fill_plan(result["plan"])
+        self.book_map.mark(*_map_marks(result))
+
+    def _render(self, streaming: bool) -> None:
+        result = self.result or {}
+        digest_html = _digest_html(result.get("digest", []), [p["text"] for p in result.get("parts", [])])
+        if streaming:
+            answer = html.escape(self._streamed)
+        else:
+            answer = _answer_html(result.get("answer", ""), result.get("citations", []))
+        draft = result.get("lead", "digest") == "digest"
+        heading = "Draft answer (small model: trust the evidence above)" if draft else "Answer"
+        body = answer or "<i>\u2026</i>"
+        answer_block = f"<h4>{heading}</h4><p>{body}</p>" if (answer or streaming) else ""
+        if not streaming and not answer and result.get("discarded_draft"):
+            answer_block = ("<p><i>The model's draft only restated the question, so it is not shown: "
+                            "the evidence above is the answer.</i></p>")
+        evidence_block = f"<h4>Evidence</h4>{digest_html}" if digest_html else ""
+        page = evidence_block + answer_block if draft else answer_block + evidence_block
+        bar = self.answer_view.verticalScrollBar()
+        at_end = bar.value() >= bar.maximum() - 4
+        self.answer_view.setHtml(page)
+        if at_end and streaming:
+            bar.setValue(bar.maximum())
+
+    def _fill_evidence(self, parts: list[dict], cited: set[str]) -> None:
+        self.evidence.clear()
+        by_section: dict[int, list[dict]] = {}
+        for part in parts:
+            for passage in part["passages"]:
+                by_section.setdefault(passage["section"], [])
+                if passage["id"] not in {p["id"] for p in by_section[passage["section"]]}:
+                    by_section[passage["section"]].append(passage)
+        for section in sorted(by_section):
+            passages = sorted(by_section[section], key=lambda p: p["start"])
+            label = passages[0]["label"]
+            title = self.book.sections[section - 1].display_name if self.book and section else label
+            top = QTreeWidgetItem(self.evidence, [f"{title}  ({len(passages)})"])
+            top.setData(0, SPAN_ROLE, (passages[0]["start"], passages[0]["end"]))
+            for passage in passages:
+                flat = " ".join(passage["text"].split())
+                mark = "\u2605 " if passage["id"] in cited else ""
+                item = QTreeWidgetItem(top, [f"{mark}{flat[:110]}\u2026"])
+                item.setData(0, SPAN_ROLE, (passage["start"], passage["end"]))
+                item.setToolTip(0, f"[{passage['id']}] {label}" + (" \u2014 cited" if mark else ""))
+                full = QTreeWidgetItem(item, [flat])
+                full.setData(0, SPAN_ROLE, (passage["start"], passage["end"]))
+            top.setExpanded(True)
+
+    def _fill_plan(self, plan: dict) -> None:
+        rows = "".join(
+            f"<li>{html.escape(part['text'])}"
+            f"{'<br><small>anchors: ' + html.escape(', '.join(part['anchors'])) + '</small>' if part['anchors'] else ''}"
+            f"{' <small>(several instances)</small>' if part['several'] else ''}</li>" for part in plan["parts"])
+        made = "the model" if plan["path"] == "model" else "code, from the question"
+        self.plan_view.setHtml(f"<p>Scope: <b>{plan['scope']}</b>; planned by {made}.</p><ol>{rows}</ol>")
+
+    # ------------------------------------------------------------ clicks
+
+    def _link(self, url: QUrl) -> None:
+        if self.result is None or url.scheme() not in ("cite", "quote"):
+            return
+        target = url.path() or url.toString().split(":", 1)[1]
+        if url.scheme() == "quote":
+            lines = self.result.get("digest", [])
+            span = (lines[int(target)]["start"], lines[int(target)]["end"]) if target.isdigit() and \
+                int(target) < len(lines) else None
+        else:
+            span = _span_of(self.result, target)
+        if span:
+            self.passageActivated.emit(*span)
+
+    def _evidence_clicked(self, item: QTreeWidgetItem) -> None:
+        span = item.data(0, SPAN_ROLE)
+        if span:
+            self.passageActivated.emit(*span)
+
+    def _history_clicked(self, item: QListWidgetItem) -> None:
+        result = item.data(SPAN_ROLE)
+        if result:
+            self.show_result(result)
+
+    def follow_link(self, href: str) -> None:
+        """Follow a mark in the answer ("cite:ID" or "quote:N") as a click would."""
+        self._link(QUrl(href))
+
+
+def _digest_payload(session, lines, retrieval) -> dict:
+    labels = {s.ordinal: s.label for s in session.context.book.sections}
+    return {
+        "digest": [line.as_dict() for line in lines],
+        "parts": [{"text": part.part.text, "passages": [
+            {"id": n.id, "section": n.section, "label": labels.get(n.section, ""), "start": n.start, "end": n.end,
+             "text": n.text} for n in part.passages]} for part in retrieval.parts],
+        "plan": retrieval.plan.as_dict(),
+        "lead": "digest",
+    }
+
+
+def _span_of(result: dict, passage_id: str) -> tuple[int, int] | None:
+    for citation in result.get("citations", []):
+        if citation["passage_id"] == passage_id:
+            return citation["start"], citation["end"]
+    for part in result.get("parts", []):
+        for passage in part["passages"]:
+            if passage["id"] == passage_id:
+                return passage["start"], passage["end"]
+    return None
+
+
+def _digest_html(lines: list[dict], parts: list[str]) -> str:
+    """The quoted sentences, each linked to itself (quote:N), so a click
+    highlights that very sentence rather than its whole passage."""
+    out = []
+    for index, part in enumerate(parts):
+        mine = [(number, line) for number, line in enumerate(lines) if line["part"] == index]
+        if not mine:
+            continue
+        if len(parts) > 1:
+            out.append(f"<p><i>{html.escape(part)}</i></p>")
+        items = "".join(
+            f"<li>\u201c{html.escape(line['text'])}\u201d <a href=\"quote:{number}\">"
+            f"[{html.escape(line['label'])}]</a></li>" for number, line in mine)
+        out.append(f"<ul>{items}</ul>")
+    return "".join(out)
+
+
+def _answer_html(answer: str, citations: list[dict]) -> str:
+    labels = {c["passage_id"]: c["label"] for c in citations}
+
+    def link(match: re.Match) -> str:
+        ids = [i.strip() for i in match.group(1).split(",")]
+        return " ".join(f"<a href=\"cite:{i}\">[{html.escape(labels.get(i, i))}]</a>" for i in ids if i in labels)
+
+    escaped = html.escape(answer)
+    return _CITATION.sub(link, escaped).replace("\n", "<br>")
+
+
+def _map_marks(result: dict) -> tuple[set[int], set[int]]:
+    """Sections holding evidence, and the ones quoted or cited: the digest's
+    sentences count as cited, since they are what the reader is shown first."""
+    evidence = {p["section"] for part in result.get("parts", []) for p in part["passages"]}
+    cited = {c["section"] for c in result.get("citations", [])}
+    cited |= {line["section"] for line in result.get("digest", [])}
+    return evidence, {s for s in cited if s is not None}
+
+
+def _cited_passages(result: dict) -> set[str]:
+    return ({c["passage_id"] for c in result.get("citations", [])}
+            | {line["passage_id"] for line in result.get("digest", [])})

@@ -1,0 +1,84 @@
+"""The book map: a strip of the book's sections, each as wide as its text,
+marking the ones the evidence comes from (and, darker, the ones the answer
+cites), so a reader sees at a glance that an answer draws on chapters 16,
+24 and 40. A click on a section jumps to it."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+
+
+class BookMap(QWidget):
+    sectionClicked = Signal(int)  # section ordinal
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.sections: list[tuple[int, str, int]] = []  # ordinal, label, length
+        self.evidence: set[int] = set()
+        self.cited: set[int] = set()
+        self.setMouseTracking(True)
+        self.setMinimumHeight(26)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setToolTip("The book's sections: the marked ones hold the evidence")
+        self.setAccessibleName("Book map")
+
+    def sizeHint(self) -> QSize:
+        return QSize(300, 30)
+
+    def set_book(self, book) -> None:
+        self.sections = [(s.ordinal, s.display_name, max(1, s.end - s.start)) for s in book.sections]
+        self.evidence, self.cited = set(), set()
+        self.update()
+
+    def mark(self, evidence: set[int], cited: set[int] | None = None) -> None:
+        self.evidence = set(evidence)
+        self.cited = set(cited or ())
+        self.update()
+
+    def _rects(self) -> list[tuple[int, QRectF]]:
+        total = sum(length for _, _, length in self.sections) or 1
+        width = self.width() - 2
+        x = 1.0
+        rects = []
+        for ordinal, _, length in self.sections:
+            w = width * length / total
+            rects.append((ordinal, QRectF(x, 4, max(1.0, w), self.height() - 8)))
+            x += w
+        return rects
+
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        palette = self.palette()
+        base = palette.color(palette.ColorRole.Mid)
+        base.setAlpha(70)
+        accent = palette.color(palette.ColorRole.Highlight)
+        light = QColor(accent)
+        light.setAlpha(120)
+        for ordinal, rect in self._rects():
+            colour = accent if ordinal in self.cited else light if ordinal in self.evidence else base
+            painter.fillRect(rect, colour)
+            painter.setPen(QPen(palette.color(palette.ColorRole.Window), 1))
+            painter.drawLine(rect.topRight(), rect.bottomRight())
+        painter.end()
+
+    def section_at(self, x: float) -> int | None:
+        for ordinal, rect in self._rects():
+            if rect.left() <= x < rect.right() + 0.5:
+                return ordinal
+        return None
+
+    def mouseMoveEvent(self, event) -> None:
+        ordinal = self.section_at(event.position().x())
+        if ordinal is not None:
+            label = self.sections[ordinal - 1][1]
+            state = " \u2014 cited" if ordinal in self.cited else " \u2014 evidence" if ordinal in self.evidence else ""
+            QToolTip.showText(event.globalPosition().toPoint(), f"{label}{state}", self)
+
+    def mousePressEvent(self, event) -> None:
+        if event.button() == Qt.MouseButton.LeftButton:
+            ordinal = self.section_at(event.position().x())
+            if ordinal is not None:
+                self.sectionClicked.emit(ordinal)

@@ -1,0 +1,156 @@
+"""Indexing books in the background, one at a time, with progress and cancel.
+
+A newly imported book gets stage 1 first (it is searchable within seconds),
+then the LLM stages up to the target. Books left half-indexed when the app
+closed are picked up again at start. While the reader waits for an answer,
+the indexing job pauses at its next safe point so the answer gets the CPU.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, Signal
+
+from engine.index.indexer import BookIndexer, Progress
+from engine.llm.types import CancelToken
+
+from .tasks import BACKGROUND, TaskRunner
+
+log = logging.getLogger(__name__)
+FULL_LADDER = 4
+
+
+@dataclass
+class IndexState:
+    book_id: str
+    stage_reached: int
+    running: bool = False
+    progress: Progress | None = None
+    error: str | None = None
+
+
+class IndexingManager(QObject):
+    progressed = Signal(str, object)  # book id, Progress
+    stageReached = Signal(str, int)  # book id, stage
+    finished = Signal(str, int, bool)  # book id, stage reached, cancelled
+    failed = Signal(str, str)  # book id, message
+    queued = Signal(str, int)  # book id, stage reached so far: waiting for its turn
+
+    def __init__(self, library, runner: TaskRunner, target_stage: int = FULL_LADDER, parent=None):
+        super().__init__(parent)
+        self.library = library
+        self.runner = runner
+        self.target_stage = target_stage
+        self.queue: list[str] = []
+        self.current: str | None = None
+        self.cancel: CancelToken | None = None
+        self.states: dict[str, IndexState] = {}
+        self._task = None
+        self._preempted: str | None = None
+
+    # ------------------------------------------------------------ queue
+
+    def enqueue(self, book_id: str, first: bool = False, preempt: bool = False) -> None:
+        """Queue a book. A new import comes first and may preempt the running
+        job: that one stops at its next checkpoint and resumes after."""
+        if book_id == self.current or self.target_stage < 1:
+            return
+        if book_id in self.queue:
+            self.queue.remove(book_id)
+        if first:
+            self.queue.insert(0, book_id)
+        else:
+            self.queue.append(book_id)
+        self.states.setdefault(book_id, IndexState(book_id, 0))
+        self.queued.emit(book_id, self.states[book_id].stage_reached)
+        if preempt and self.current is not None and self.cancel is not None:
+            interrupted = self.current
+            self.queue.insert(1, interrupted)
+            self._preempted = interrupted
+            self.cancel.cancel()
+            return
+        self._next()
+
+    def resume_unfinished(self, statuses: dict[str, int]) -> None:
+        """After a restart: queue every book that has not reached the target."""
+        for book_id, stage in statuses.items():
+            self.states[book_id] = IndexState(book_id, stage)
+            if stage < self.target_stage:
+                self.enqueue(book_id)
+
+    def cancel_book(self, book_id: str) -> None:
+        if book_id in self.queue:
+            self.queue.remove(book_id)
+        if book_id == self.current and self.cancel is not None:
+            self.cancel.cancel()
+        if self._preempted == book_id:
+            self._preempted = None
+
+    def cancel_all(self) -> None:
+        self.queue.clear()
+        if self.cancel is not None:
+            self.cancel.cancel()
+
+    def pause(self) -> None:
+        if self.cancel is not None:
+            self.cancel.pause()
+
+    def resume(self) -> None:
+        if self.cancel is not None:
+            self.cancel.resume()
+
+    def busy(self) -> bool:
+        return self.current is not None
+
+    # ------------------------------------------------------------ running
+
+    def _next(self) -> None:
+        if self.current is not None or not self.queue:
+            return
+        book_id = self.queue.pop(0)
+        self.current = book_id
+        self.cancel = CancelToken()
+        cancel = self.cancel
+        target = self.target_stage
+        state = self.states.setdefault(book_id, IndexState(book_id, 0))
+        state.running, state.error = True, None
+
+        def work(context):
+            indexer = BookIndexer(self.library, book_id)
+            try:
+                # Stage 1 on its own first: questions work as soon as it lands.
+                result = indexer.run(up_to=1, progress=lambda p: self.progressed.emit(book_id, p), cancel=cancel)
+                if not result.cancelled:
+                    self.stageReached.emit(book_id, indexer.status()["stage_reached"])
+                if not result.cancelled and target > 1:
+                    result = indexer.run(up_to=target, progress=lambda p: self.progressed.emit(book_id, p),
+                                         cancel=cancel)
+                return indexer.status()["stage_reached"], result.cancelled
+            finally:
+                indexer.close()
+
+        self._task = self.runner.submit(
+            work, name=f"Indexing {book_id}", lane=BACKGROUND,
+            on_success=lambda outcome: self._done(book_id, *outcome),
+            on_error=lambda message: self._failed(book_id, message),
+        )
+
+    def _done(self, book_id: str, stage: int, cancelled: bool) -> None:
+        state = self.states[book_id]
+        state.stage_reached, state.running, state.progress = stage, False, None
+        self.current, self.cancel = None, None
+        preempted = self._preempted == book_id
+        self._preempted = None
+        # A job stopped to let a new book go first is not "cancelled" to the reader.
+        self.finished.emit(book_id, stage, cancelled and not preempted)
+        self._next()
+
+    def _failed(self, book_id: str, message: str) -> None:
+        state = self.states[book_id]
+        state.running, state.error, state.progress = False, message, None
+        self.current, self.cancel = None, None
+        log.warning("indexing %s failed: %s", book_id, message)
+        self.failed.emit(book_id, message)
+        self._next()

@@ -1,0 +1,135 @@
+"""The library: every imported book with its author, size and how far its
+index has got (with live progress while it is being built)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+BOOK_ID_ROLE = Qt.ItemDataRole.UserRole
+STAGE_NAMES = {0: "not indexed", 1: "searchable (stage 1 of 4)", 2: "stage 2 of 4", 3: "stage 3 of 4",
+               4: "fully indexed"}
+
+
+def describe_progress(progress) -> str:
+    share = progress.done / progress.total if progress.total else 0
+    left = ""
+    if progress.eta_seconds:
+        seconds = int(progress.eta_seconds)
+        left = f", {seconds // 60} min {seconds % 60:02d} s left" if seconds >= 60 else f", {seconds} s left"
+    return f"indexing stage {progress.stage} of 4: {progress.stage_name} {share:.0%}{left}"
+
+
+class LibraryView(QWidget):
+    openRequested = Signal(str)
+    importRequested = Signal()
+    removeRequested = Signal(str)
+    cancelIndexingRequested = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 12, 12, 12)
+        heading = QLabel("<h2>Library</h2>", self)
+        self.hint = QLabel("Drop a book file (.txt, .epub, .html or .zip) here, or import one.", self)
+        self.hint.setEnabled(False)
+        self.table = QTableWidget(0, 4, self)
+        self.table.setHorizontalHeaderLabels(["Title", "Author", "Size", "Index"])
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.setShowGrid(False)
+        self.table.setAlternatingRowColors(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.itemDoubleClicked.connect(lambda item: self._emit_open())
+        self.table.setAccessibleName("Books in the library")
+
+        buttons = QHBoxLayout()
+        self.import_button = QPushButton("Import\u2026", self)
+        self.open_button = QPushButton("Open", self)
+        self.stop_button = QPushButton("Stop indexing", self)
+        self.remove_button = QPushButton("Remove\u2026", self)
+        self.import_button.clicked.connect(self.importRequested)
+        self.open_button.clicked.connect(self._emit_open)
+        self.remove_button.clicked.connect(lambda: self._emit(self.removeRequested))
+        self.stop_button.clicked.connect(lambda: self._emit(self.cancelIndexingRequested))
+        buttons.addWidget(self.import_button)
+        buttons.addStretch(1)
+        for button in (self.stop_button, self.remove_button, self.open_button):
+            buttons.addWidget(button)
+        layout.addWidget(heading)
+        layout.addWidget(self.hint)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(buttons)
+        self._rows: dict[str, int] = {}
+        self._stages: dict[str, int] = {}
+        self.table.itemSelectionChanged.connect(self._update_buttons)
+        self._update_buttons()
+
+    def show_books(self, books: list[tuple], indexing: str | None = None) -> None:
+        """books: (BookSummary, stage reached) pairs."""
+        selected = self.selected_book()
+        self.table.setRowCount(0)
+        self._rows.clear()
+        for summary, stage in books:
+            row = self.table.rowCount()
+            self.table.insertRow(row)
+            size = f"{summary.characters / 1e6:.1f} M characters" if summary.characters >= 1e6 else \
+                f"{summary.characters // 1000:,} k characters"
+            cells = [summary.title, summary.author or "", size, STAGE_NAMES.get(stage, f"stage {stage}")]
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setData(BOOK_ID_ROLE, summary.book_id)
+                item.setToolTip(f"{summary.title}\n{summary.source_file}\n{summary.sections} sections")
+                self.table.setItem(row, column, item)
+            self._rows[summary.book_id] = row
+            self._stages[summary.book_id] = stage
+        self.hint.setVisible(not books)
+        if selected in self._rows:
+            self.table.selectRow(self._rows[selected])
+        self._update_buttons()
+
+    def set_status(self, book_id: str, text: str) -> None:
+        row = self._rows.get(book_id)
+        if row is not None:
+            self.table.item(row, 3).setText(text)
+
+    def set_stage(self, book_id: str, stage: int) -> None:
+        self._stages[book_id] = stage
+        self.set_status(book_id, STAGE_NAMES.get(stage, f"stage {stage}"))
+
+    def selected_book(self) -> str | None:
+        items = self.table.selectedItems()
+        return items[0].data(BOOK_ID_ROLE) if items else None
+
+    def select(self, book_id: str) -> None:
+        if book_id in self._rows:
+            self.table.selectRow(self._rows[book_id])
+
+    def _emit_open(self) -> None:
+        self._emit(self.openRequested)
+
+    def _emit(self, signal) -> None:
+        book_id = self.selected_book()
+        if book_id:
+            signal.emit(book_id)
+
+    def _update_buttons(self) -> None:
+        chosen = self.selected_book() is not None
+        for button in (self.open_button, self.remove_button, self.stop_button):
+            button.setEnabled(chosen)

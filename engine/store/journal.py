@@ -1,0 +1,99 @@
+"""What a reader leaves in a book: questions and answers (history), and where
+they stopped reading. Kept in the book's own SQLite database, so they go
+with the book and survive restarts; history exports as Markdown with its
+citations."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS history (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    asked_at REAL NOT NULL,
+    question TEXT NOT NULL,
+    answer TEXT NOT NULL,
+    result TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS reader_state (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+"""
+
+
+@dataclass
+class HistoryEntry:
+    id: int
+    asked_at: float
+    question: str
+    answer: str
+    result: dict
+
+
+class BookJournal:
+    def __init__(self, database: Path):
+        self._connection = sqlite3.connect(database, timeout=30, check_same_thread=False, isolation_level=None)
+        self._connection.execute("PRAGMA journal_mode=WAL")
+        self._connection.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self._connection.close()
+
+    # ------------------------------------------------------------ history
+
+    def add(self, result: dict) -> int:
+        cursor = self._connection.execute(
+            "INSERT INTO history (asked_at, question, answer, result) VALUES (?, ?, ?, ?)",
+            (time.time(), result["question"], result.get("answer", ""), json.dumps(result)))
+        return cursor.lastrowid
+
+    def entries(self) -> list[HistoryEntry]:
+        rows = self._connection.execute("SELECT id, asked_at, question, answer, result FROM history ORDER BY id")
+        return [HistoryEntry(row[0], row[1], row[2], row[3], json.loads(row[4])) for row in rows]
+
+    def remove(self, entry_id: int) -> None:
+        self._connection.execute("DELETE FROM history WHERE id = ?", (entry_id,))
+
+    def markdown(self, title: str, author: str | None = None) -> str:
+        """The book's questions and answers, each with its evidence and citations."""
+        lines = [f"# Questions about {title}" + (f" by {author}" if author else ""), ""]
+        for entry in self.entries():
+            result = entry.result
+            asked = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.asked_at))
+            lines += [f"## {entry.question}", "", f"*Asked {asked}*", ""]
+            digest = result.get("digest", [])
+            if digest:
+                lines.append("**Evidence**")
+                lines.append("")
+                for line in digest:
+                    lines.append(f"- \u201c{line['text']}\u201d \u2014 {line['label']} [{line['passage_id']}]")
+                lines.append("")
+            if entry.answer:
+                heading = "**Draft answer**" if result.get("lead") == "digest" else "**Answer**"
+                lines += [heading, "", entry.answer, ""]
+            citations = result.get("citations", [])
+            if citations:
+                lines.append("**Cited passages**")
+                lines.append("")
+                for citation in citations:
+                    quote = " ".join(citation["quote"].split())
+                    if len(quote) > 300:
+                        quote = quote[:300].rsplit(" ", 1)[0] + "\u2026"
+                    lines.append(f"- [{citation['passage_id']}] {citation['label']}: \u201c{quote}\u201d")
+                lines.append("")
+        return "\n".join(lines).rstrip() + "\n"
+
+    # ------------------------------------------------------------ reading position
+
+    def get(self, key: str, default=None):
+        row = self._connection.execute("SELECT value FROM reader_state WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else default
+
+    def set(self, key: str, value) -> None:
+        self._connection.execute("INSERT OR REPLACE INTO reader_state (key, value) VALUES (?, ?)",
+                                 (key, json.dumps(value)))

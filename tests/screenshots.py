@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Screenshots of the real window in its main states, for people to look at.
+
+    python tests/screenshots.py [OUT_DIR] [--dark] [--scale 2]
+
+Runs offscreen (QT_QPA_PLATFORM=offscreen) with a fresh library in a
+temporary folder and the embedded default models: the library while a book
+indexes, the reader, find in book, an answer with citations and the book
+map, a followed citation, and the settings dialog.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out", nargs="?", default="screenshots")
+    parser.add_argument("--dark", action="store_true")
+    parser.add_argument("--scale", type=float, default=1.0)
+    args = parser.parse_args()
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    if args.scale != 1.0:
+        os.environ["QT_SCALE_FACTOR"] = str(args.scale)
+    home = tempfile.mkdtemp(prefix="chapterhouse-shots-")
+    os.environ["CHAPTERHOUSE_HOME"] = home
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    suffix = ("-dark" if args.dark else "") + (f"-x{args.scale:g}" if args.scale != 1.0 else "")
+
+    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtGui import QColor, QPalette
+
+    from desktop.app import create_application
+    from desktop.main_window import MainWindow
+    from engine.paths import sample_book_path
+    from engine.store import Library
+
+    app = create_application()
+    if args.dark:
+        app.setStyle("Fusion")
+        palette = QPalette()
+        for role, colour in ((QPalette.ColorRole.Window, "#202124"), (QPalette.ColorRole.WindowText, "#e8eaed"),
+                             (QPalette.ColorRole.Base, "#2a2b2e"), (QPalette.ColorRole.AlternateBase, "#303134"),
+                             (QPalette.ColorRole.Text, "#e8eaed"), (QPalette.ColorRole.Button, "#303134"),
+                             (QPalette.ColorRole.ButtonText, "#e8eaed"), (QPalette.ColorRole.Highlight, "#8ab4f8"),
+                             (QPalette.ColorRole.HighlightedText, "#202124"), (QPalette.ColorRole.Mid, "#5f6368"),
+                             (QPalette.ColorRole.Link, "#8ab4f8"), (QPalette.ColorRole.PlaceholderText, "#9aa0a6")):
+            palette.setColor(role, QColor(colour))
+        for role in (QPalette.ColorRole.ButtonText, QPalette.ColorRole.Text, QPalette.ColorRole.WindowText):
+            palette.setColor(QPalette.ColorGroup.Disabled, role, QColor("#80868b"))
+        app.setPalette(palette)
+
+    library = Library()
+    excerpt = library.import_book(ROOT / "tests" / "fixtures" / "black-beauty-excerpt.txt").book_id
+    window = MainWindow(library, index_stage=4)
+    window.resize(1440, 900)
+    window.show()
+
+    def wait(condition, seconds: float) -> None:
+        deadline = time.time() + seconds
+        while not condition() and time.time() < deadline:
+            app.processEvents()
+            time.sleep(0.02)
+        for _ in range(10):
+            app.processEvents()
+
+    def shot(name: str, widget=None) -> None:
+        for _ in range(10):
+            app.processEvents()
+        path = out / f"{name}{suffix}.png"
+        (widget or window).grab().save(str(path))
+        print(path)
+
+    window.start()
+    window.import_file(sample_book_path())
+    wait(lambda: window.book is not None, 60)
+    window.show_library()
+    wait(lambda: window.indexing.current is not None and window.indexing.states.get(window.indexing.current)
+         and window.indexing.states[window.indexing.current].progress is not None, 120)
+    wait(lambda: False, 2)
+    shot("1-library-indexing")
+
+    window.open_book(window.book.book_id)
+    wait(lambda: window.pages.currentIndex() == 1, 30)
+    window.contents._activate(window.contents.section_item(2))
+    shot("2-reader")
+
+    window.find_in_book()
+    window.find_bar.field.setText("Fezziwig")
+    shot("3-find")
+    window.find_bar.close_bar()
+
+    window.ask_panel.question.setText("How does the door knocker that startles Scrooge on Christmas Eve reappear "
+                                      "after his night with the spirits?")
+    done = []
+    window.ask_panel.answerFinished.connect(lambda result: done.append(result))
+    window.ask_panel.ask()
+    wait(lambda: window.ask_panel.result is not None and window.ask_panel.result.get("digest"), 120)
+    shot("4-answer-streaming")
+    wait(lambda: bool(done), 600)
+    shot("5-answer-with-citations")
+    result = done[0]
+    window.ask_panel.follow_link(f"cite:{result['citations'][0]['passage_id']}" if result["citations"] else "quote:0")
+    shot("6-citation-followed")
+
+    from desktop.settings_dialog import SettingsDialog
+    from engine.llm.settings import ModelSettings
+
+    dialog = SettingsDialog(ModelSettings.load(), "SmolLM2-135M: CPU (this llama.cpp build has no GPU support)", window)
+    dialog.resize(620, 560)
+    dialog.show()
+    shot("7-settings", dialog)
+    dialog.close()
+    window.open_book(excerpt)
+    wait(lambda: window.book is not None and window.book.book_id == excerpt, 30)
+    window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

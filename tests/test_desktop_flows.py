@@ -1,0 +1,318 @@
+"""The desktop app's real flows, driven offscreen with the real default models
+on a short book: drag-and-drop import, stage-1 indexing with progress, asking
+with a streamed answer, following a citation and going back, stopping,
+cancelling and resuming indexing across a restart, settings, history export,
+and the event loop's longest stall while all of that runs."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import QElapsedTimer, QMimeData, QPointF, Qt, QTimer, QUrl  # noqa: E402
+from PySide6.QtGui import QDropEvent  # noqa: E402
+
+from desktop.app import create_application  # noqa: E402
+from desktop.main_window import MainWindow  # noqa: E402
+from engine.store import Library  # noqa: E402
+
+QUESTION = "What did the old horse say about the hare and the dogs?"
+
+
+class StallMeter:
+    """The longest gap between ticks of a 10 ms timer on the UI thread: how
+    long the event loop was kept from running."""
+
+    def __init__(self):
+        self.clock = QElapsedTimer()
+        self.longest = 0
+        self.timer = QTimer()
+        self.timer.setInterval(10)
+        self.timer.timeout.connect(self._tick)
+
+    def start(self) -> None:
+        self.clock.start()
+        self.timer.start()
+
+    def _tick(self) -> None:
+        self.longest = max(self.longest, self.clock.restart())
+
+    def stop(self) -> int:
+        self.timer.stop()
+        return self.longest
+
+
+def _window(qtbot, index_stage: int = 1) -> MainWindow:
+    create_application()
+    main = MainWindow(Library(), index_stage=index_stage)
+    qtbot.addWidget(main)
+    main.resize(1200, 800)
+    main.show()
+    qtbot.waitExposed(main)
+    main.start()
+    return main
+
+
+def _drop(window: MainWindow, path) -> None:
+    data = QMimeData()
+    data.setUrls([QUrl.fromLocalFile(str(path))])
+    window.dropEvent(QDropEvent(QPointF(300, 300), Qt.DropAction.CopyAction, data, Qt.MouseButton.NoButton,
+                                Qt.KeyboardModifier.NoModifier))
+
+
+def _import_and_index(qtbot, window: MainWindow, path) -> str:
+    with qtbot.waitSignal(window.indexing.finished, timeout=120000) as finished:
+        _drop(window, path)
+    book_id, stage, cancelled = finished.args
+    assert (stage, cancelled) == (1, False)
+    qtbot.waitUntil(lambda: window.book is not None and window.book.book_id == book_id, timeout=20000)
+    return book_id
+
+
+def test_drop_index_ask_stream_follow_a_citation_go_back_and_export(qtbot, fixtures, tmp_path):
+    window = _window(qtbot)
+    stalls = StallMeter()
+    stalls.start()
+    progress = []
+    window.indexing.progressed.connect(lambda book_id, p: progress.append(p))
+    book_id = _import_and_index(qtbot, window, fixtures / "three-chapters.txt")
+
+    # Indexing showed its stage and percentage, in the library and the status bar.
+    assert progress and progress[0].stage == 1 and progress[-1].done == progress[-1].total
+    row = window.library_view._rows[book_id]
+    assert window.library_view.table.item(row, 3).text() == "searchable (stage 1 of 4)"
+    assert window.library_view.table.item(row, 0).text() == "Three Chapters from Black Beauty"
+
+    # Ask: the evidence comes first, then the answer streams in pieces.
+    panel = window.ask_panel
+    panel.budget = 4
+    renders = []
+    panel.answer_view.textChanged.connect(lambda: renders.append(panel._streamed))
+    panel.question.setText(QUESTION)
+    with qtbot.waitSignal(panel.answerFinished, timeout=300000) as finished:
+        qtbot.mouseClick(panel.ask_button, Qt.MouseButton.LeftButton)
+        assert panel.stop_button.isEnabled() and not panel.ask_button.isEnabled()
+    result = finished.args[0]
+    streamed = [text for text in renders if text]
+    assert len(set(streamed)) >= 2, "the answer did not arrive in pieces"
+    assert (result["answer"] or result["discarded_draft"]) and not result["cancelled"]
+    assert panel.evidence.topLevelItemCount() >= 1
+    assert "Evidence in" in panel.status.text()
+    assert panel.book_map.evidence and panel.book_map.cited <= panel.book_map.evidence
+    assert panel.ask_button.isEnabled() and not panel.stop_button.isEnabled()
+
+    # Follow the first quoted sentence's mark: the reader shows it, highlighted.
+    reader = window.reader
+    quoted = result["digest"][0]
+    far_away = 0 if quoted["start"] > len(window.book.text) // 2 else window.book.sections[-1].end - 1
+    reader.scroll_to_offset(far_away)
+    qtbot.waitUntil(lambda: not reader.is_offset_visible(quoted["start"]), timeout=5000)
+    before = reader.offset_at_top()
+    assert 'href="quote:0"' in panel.answer_view.toHtml()
+    panel.answer_view.anchorClicked.emit(QUrl("quote:0"))
+    qtbot.waitUntil(lambda: reader.is_offset_visible(quoted["start"]), timeout=5000)
+    span = reader.document_span(quoted["start"], quoted["end"])
+    assert reader.highlighted_span() == (span.selectionStart(), span.selectionEnd())
+    assert window.back_action.isEnabled()
+
+    # A passage in the evidence list, clicked, is shown and highlighted whole.
+    group = panel.evidence.topLevelItem(panel.evidence.topLevelItemCount() - 1)
+    entry = group.child(0)
+    start, end = entry.data(0, Qt.ItemDataRole.UserRole)
+    qtbot.mouseClick(panel.evidence.viewport(), Qt.MouseButton.LeftButton,
+                     pos=panel.evidence.visualItemRect(entry).center())
+    qtbot.waitUntil(lambda: reader.is_offset_visible(start), timeout=5000)
+    span = reader.document_span(start, end)
+    assert reader.highlighted_span() == (span.selectionStart(), span.selectionEnd())
+    qtbot.keyClick(window, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)  # back to the quote
+
+    # Back (Alt+Left) returns to where the reader was and clears the highlight.
+    qtbot.keyClick(window, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: reader.highlighted_span() is None, timeout=5000)
+    assert abs(reader.offset_at_top() - before) < 200
+    assert not window.back_action.isEnabled()
+
+    # The answer joins the book's history and exports as Markdown with citations.
+    qtbot.waitUntil(lambda: panel.history.count() == 1, timeout=10000)
+    out = tmp_path / "questions.md"
+    window.export_history_to(out)
+    qtbot.waitUntil(out.exists, timeout=10000)
+    text = out.read_text(encoding="utf-8")
+    assert QUESTION in text and "Three Chapters from Black Beauty" in text
+    assert quoted["text"][:40] in " ".join(text.split())
+    longest = stalls.stop()
+    assert longest < 100, f"the event loop stalled for {longest} ms"
+    window.close()
+
+
+def test_stop_cuts_an_answer_short_and_the_window_stays_usable(qtbot, fixtures):
+    window = _window(qtbot)
+    _import_and_index(qtbot, window, fixtures / "three-chapters.txt")
+    panel = window.ask_panel
+    panel.question.setText(QUESTION)
+    digests = []
+    panel.relay.digest.connect(digests.append)
+    panel.ask()
+    qtbot.waitUntil(lambda: bool(digests), timeout=60000)
+    started = time.monotonic()
+    panel.question.setFocus()
+    qtbot.waitUntil(panel.question.hasFocus, timeout=2000)
+    with qtbot.waitSignal(panel.answerFinished, timeout=30000) as finished:
+        qtbot.keyClick(panel.question, Qt.Key.Key_Escape)
+    assert time.monotonic() - started < 5
+    assert finished.args[0]["cancelled"]
+    assert panel.status.text().startswith("Stopped")
+    assert panel.ask_button.isEnabled()
+    assert panel.evidence.topLevelItemCount() >= 1  # the evidence stays
+
+
+def test_cancel_indexing_then_restart_resumes_where_it_stopped(qtbot, sample_book):
+    window = _window(qtbot)
+    done_so_far = []
+    window.indexing.progressed.connect(lambda book_id, p: done_so_far.append(p.done))
+    with qtbot.waitSignal(window.indexing.finished, timeout=120000) as finished:
+        window.import_file(sample_book)
+        qtbot.waitUntil(lambda: any(done_so_far), timeout=60000)  # a section is committed
+        assert window.cancel_index.isVisible() and window.progress.isVisible()
+        qtbot.mouseClick(window.cancel_index, Qt.MouseButton.LeftButton)
+    book_id, stage, cancelled = finished.args
+    assert (stage, cancelled) == (0, True)
+    assert not window.progress.isVisible()
+    window.close()
+
+    restarted = _window(qtbot)
+    resumed = []
+    restarted.indexing.progressed.connect(lambda _book, p: resumed.append(p.done))
+    with qtbot.waitSignal(restarted.indexing.finished, timeout=180000) as finished:
+        pass
+    assert finished.args == [book_id, 1, False]
+    assert resumed[0] > 0, "indexing started again from the beginning"
+    restarted.close()
+
+
+def test_settings_round_trip_and_a_missing_model_is_a_message(qtbot, fixtures, chapterhouse_home):
+    from desktop.settings_dialog import SettingsDialog
+    from engine.llm.settings import FILE, ModelChoice, ModelSettings
+
+    window = _window(qtbot)
+    dialog = SettingsDialog(ModelSettings.load(), "", window)
+    dialog.threads.setValue(2)
+    dialog.context.setValue(4096)
+    dialog.gpu_layers.setValue(0)
+    assert dialog.changes() == []  # no model changed: nothing to re-index
+    window.apply_settings(dialog.settings())
+    saved = ModelSettings.load()
+    assert (saved.threads, saved.context_size, saved.gpu_layers) == (2, 4096, 0)
+    again = SettingsDialog(saved, "", window)
+    assert (again.threads.value(), again.context.value(), again.gpu_layers.value()) == (2, 4096, 0)
+
+    missing = chapterhouse_home / "no-such-model.gguf"
+    again.generator.combo.setCurrentIndex(again.generator.combo.findData("__file__"))
+    again.generator.path.setText(str(missing))
+    assert again.generator.path.isVisibleTo(again)
+    notes = again.changes()
+    assert len(notes) == 1 and "redo their situating sentences, summaries and cards" in notes[0]
+    window.apply_settings(again.settings())
+    assert ModelSettings.load().generator == ModelChoice(source=FILE, path=str(missing))
+
+    _import_and_index(qtbot, window, fixtures / "three-chapters.txt")
+    window.ask_panel.question.setText(QUESTION)
+    with qtbot.waitSignal(window.ask_panel.answerFailed, timeout=60000) as failed:
+        window.ask_panel.ask()
+    assert str(missing) in failed.args[0]
+    assert window.banner.isVisible() and str(missing) in window.banner.label.text()
+    assert window.ask_panel.ask_button.isEnabled()
+
+
+def test_reading_position_font_size_and_history_survive_a_restart(qtbot, fixtures):
+    window = _window(qtbot)
+    book_id = _import_and_index(qtbot, window, fixtures / "three-chapters.txt")
+    third = window.book.sections[-1].start
+    window.reader.scroll_to_offset(third)
+    window.reader.set_point_size(window.reader.point_size + 4)
+    size = window.reader.point_size
+    window.close()
+
+    restarted = _window(qtbot)
+    with qtbot.waitSignal(restarted.bookOpened, timeout=20000):
+        restarted.open_book(book_id)
+    qtbot.waitUntil(lambda: restarted.reader.is_offset_visible(third), timeout=5000)
+    assert abs(restarted.reader.point_size - size) < 0.01
+    restarted.close()
+
+
+def test_find_in_book_counts_highlights_and_steps_through_matches(qtbot, fixtures):
+    window = _window(qtbot, index_stage=0)
+    with qtbot.waitSignal(window.bookOpened, timeout=20000):
+        _drop(window, fixtures / "three-chapters.txt")
+    qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    bar = window.find_bar
+    assert bar.isVisible() and bar.field.hasFocus()
+    qtbot.keyClicks(bar.field, "hare")
+    expected = window.reader.toPlainText().lower().count("hare")
+    assert expected >= 2
+    assert bar.count.text() == f"1 of {expected}"
+    assert len(window.reader.extraSelections()) == expected
+    first = window.reader.textCursor().selectionStart()
+    qtbot.keyClick(bar.field, Qt.Key.Key_Return)
+    assert bar.count.text() == f"2 of {expected}"
+    assert window.reader.textCursor().selectionStart() > first
+    qtbot.keyClick(bar.field, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    assert bar.count.text() == f"1 of {expected}"
+    assert window.reader.textCursor().selectionStart() == first
+    qtbot.keyClick(bar.field, Qt.Key.Key_Escape)
+    assert not bar.isVisible() and window.reader.extraSelections() == []
+
+
+def test_a_question_is_answered_while_the_book_keeps_indexing(qtbot, fixtures):
+    """The urgent lane answers while the background lane's LLM indexing waits,
+    then indexing carries on by itself; the window never stalls."""
+    window = _window(qtbot, index_stage=2)
+    stalls = StallMeter()
+    stalls.start()
+    with qtbot.waitSignal(window.indexing.stageReached, timeout=120000):
+        _drop(window, fixtures / "three-chapters.txt")
+    qtbot.waitUntil(lambda: window.book is not None, timeout=20000)
+    assert window.indexing.busy()  # now writing situating sentences with the model
+    panel = window.ask_panel
+    panel.budget = 4
+    panel.question.setText(QUESTION)
+    paused_during_answer = []
+    panel.relay.digest.connect(lambda _payload: paused_during_answer.append(window.indexing.cancel.paused))
+    with qtbot.waitSignal(panel.answerFinished, timeout=300000) as finished:
+        panel.ask()
+    assert not finished.args[0]["cancelled"] and finished.args[0]["tokens"]["generated"] > 0
+    assert paused_during_answer == [True]
+    with qtbot.waitSignal(window.indexing.finished, timeout=600000) as indexed:
+        pass
+    assert indexed.args[1:] == [2, False]
+    longest = stalls.stop()
+    assert longest < 100, f"the event loop stalled for {longest} ms"
+
+
+def test_books_waiting_to_be_indexed_say_so_and_each_gets_its_turn(qtbot, fixtures):
+    library = Library()
+    first = library.import_book(fixtures / "three-chapters.txt").book_id
+    second = library.import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    create_application()
+    window = MainWindow(library, index_stage=1)
+    qtbot.addWidget(window)
+    window.show()
+    finished = []
+    window.indexing.finished.connect(lambda book_id, stage, cancelled: finished.append((book_id, stage, cancelled)))
+    window.start()
+
+    def label(book_id):
+        row = window.library_view._rows.get(book_id)
+        return window.library_view.table.item(row, 3).text() if row is not None else ""
+
+    qtbot.waitUntil(lambda: window.indexing.current is not None, timeout=10000)
+    waiting = second if window.indexing.current == first else first
+    qtbot.waitUntil(lambda: label(waiting) == "not indexed; waiting its turn", timeout=10000)
+    qtbot.waitUntil(lambda: len(finished) == 2, timeout=120000)
+    assert sorted(finished) == sorted([(first, 1, False), (second, 1, False)])
+    assert label(first) == label(second) == "searchable (stage 1 of 4)"
+    window.close()
