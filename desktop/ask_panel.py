@@ -41,10 +41,9 @@ _CITATION = re.compile(r"\[((?:p\d+\.\d+)(?:,\s*p\d+\.\d+)*)\]")
 class _Relay(QObject):
     """Carries what the worker produces to the UI thread."""
 
-    digest = Signal(object)
-    text = Signal(str)
-    retry = Signal()
-    notice = Signal(str)
+    digest = Signal(int, object)  # ticket, payload
+    retry = Signal(int)
+    notice = Signal(int, str)
 
 
 class AskPanel(QWidget):
@@ -58,10 +57,13 @@ class AskPanel(QWidget):
     def __init__(self, runner, parent=None):
         super().__init__(parent)
         self.runner = runner
-        # callable(cancel, notify) -> AnswerSession, run in a worker; notify(text)
+        # callable(book_id, cancel, notify) -> AnswerSession, run in a worker; notify(text)
         # tells the reader what the question is waiting for.
         self.session_provider = None
         self.budget = 12  # passages of evidence per answer
+        # Each question gets a ticket; what a worker sends after the reader
+        # moved on (another book, another question) is dropped.
+        self._ticket = 0
         self.book = None
         self.result: dict | None = None
         self.cancel: CancelToken | None = None
@@ -126,9 +128,9 @@ class AskPanel(QWidget):
         layout.addWidget(self.tabs, 2)
 
         self.relay = _Relay()
-        self.relay.digest.connect(self._show_digest)
-        self.relay.retry.connect(self._retrying)
-        self.relay.notice.connect(self.status.setText)
+        self.relay.digest.connect(lambda ticket, payload: self._is_current(ticket) and self._show_digest(payload))
+        self.relay.retry.connect(lambda ticket: self._is_current(ticket) and self._retrying())
+        self.relay.notice.connect(lambda ticket, text: self._is_current(ticket) and self.status.setText(text))
         # Esc stops from within the panel; the window's Stop action works anywhere.
         stop_key = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
         stop_key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -137,6 +139,8 @@ class AskPanel(QWidget):
     # ------------------------------------------------------------ book
 
     def set_book(self, book) -> None:
+        self.stop()
+        self._abandon()
         self.book = book
         enabled = book is not None
         for widget in (self.question, self.ask_button, self.export_button):
@@ -166,6 +170,8 @@ class AskPanel(QWidget):
             return
         self.cancel = CancelToken()
         cancel = self.cancel
+        self._ticket += 1
+        ticket = self._ticket
         self._streamed = ""
         self.result = None
         self.answer_view.clear()
@@ -179,20 +185,31 @@ class AskPanel(QWidget):
         relay = self.relay
         provider = self.session_provider
         budget = self.budget
+        book_id = self.book.book_id
 
         def work(context):
-            session = provider(cancel, relay.notice.emit)
+            session = provider(book_id, cancel, lambda text: relay.notice.emit(ticket, text))
             if cancel.cancelled:
                 raise TaskCancelled()
             result = session.ask(
                 question, budget=budget, cancel=cancel,
-                on_digest=lambda lines, retrieval: relay.digest.emit(_digest_payload(session, lines, retrieval)),
-                on_text=self._receive, on_retry=lambda retrieval: relay.retry.emit())
+                on_digest=lambda lines, retrieval: relay.digest.emit(ticket,
+                                                                     _digest_payload(session, lines, retrieval)),
+                on_text=lambda piece: self._receive(ticket, piece),
+                on_retry=lambda retrieval: relay.retry.emit(ticket))
             return result.as_dict()
 
+        def unless_stale(handler):
+            def handle(*args):
+                if self._is_current(ticket):
+                    handler(*args)
+                elif not self.busy():  # a newer question ends for itself
+                    self.answerEnded.emit()
+            return handle
+
         self._flush.start()
-        self.runner.submit(work, name="Answering", lane=URGENT, on_success=self._finished, on_error=self._failed,
-                           on_cancelled=self._stopped_early)
+        self.runner.submit(work, name="Answering", lane=URGENT, on_success=unless_stale(self._finished),
+                           on_error=unless_stale(self._failed), on_cancelled=unless_stale(self._stopped_early))
 
     def stop(self) -> None:
         if self.cancel is not None:
@@ -202,9 +219,20 @@ class AskPanel(QWidget):
     def busy(self) -> bool:
         return self.cancel is not None
 
-    def _receive(self, piece: str) -> None:  # worker thread
+    def _is_current(self, ticket: int) -> bool:
+        return ticket == self._ticket
+
+    def _abandon(self) -> None:
+        """Forget the running question (its worker stops on the cancel)."""
+        self._ticket += 1
+        self._idle()
         with self._buffer_lock:
-            self._buffer.append(piece)
+            self._buffer = []
+
+    def _receive(self, ticket: int, piece: str) -> None:  # worker thread
+        with self._buffer_lock:
+            if ticket == self._ticket:
+                self._buffer.append(piece)
 
     def _flush_text(self) -> None:
         with self._buffer_lock:

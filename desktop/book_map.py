@@ -37,7 +37,7 @@ class BookMap(QWidget):
         self.cited = set(cited or ())
         self.update()
 
-    def _rects(self) -> list[tuple[int, QRectF]]:
+    def bands(self) -> list[tuple[int, QRectF]]:
         total = sum(length for _, _, length in self.sections) or 1
         width = self.width() - 2
         x = 1.0
@@ -57,7 +57,7 @@ class BookMap(QWidget):
         accent = palette.color(palette.ColorRole.Highlight)
         light = QColor(accent)
         light.setAlpha(120)
-        for ordinal, rect in self._rects():
+        for ordinal, rect in self.bands():
             colour = accent if ordinal in self.cited else light if ordinal in self.evidence else base
             painter.fillRect(rect, colour)
             painter.setPen(QPen(palette.color(palette.ColorRole.Window), 1))
@@ -65,7 +65,7 @@ class BookMap(QWidget):
         painter.end()
 
     def section_at(self, x: float) -> int | None:
-        for ordinal, rect in self._rects():
+        for ordinal, rect in self.bands():
             if rect.left() <= x < rect.right() + 0.5:
                 return ordinal
         return None

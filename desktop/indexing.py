@@ -49,6 +49,7 @@ class IndexingManager(QObject):
         self.states: dict[str, IndexState] = {}
         self._task = None
         self._preempted: str | None = None
+        self.progressed.connect(self._record_progress)  # queued: emitted from the worker
 
     # ------------------------------------------------------------ queue
 
@@ -136,6 +137,11 @@ class IndexingManager(QObject):
             on_success=lambda outcome: self._done(book_id, *outcome),
             on_error=lambda message: self._failed(book_id, message),
         )
+
+    def _record_progress(self, book_id: str, progress: Progress) -> None:
+        state = self.states.get(book_id)
+        if state is not None and state.running:
+            state.progress = progress
 
     def _done(self, book_id: str, stage: int, cancelled: bool) -> None:
         state = self.states[book_id]

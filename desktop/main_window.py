@@ -85,6 +85,7 @@ class MainWindow(QMainWindow):
         self.tasks = TaskRunner(self)
         self.indexing = IndexingManager(self.library, self.tasks, target_stage=index_stage, parent=self)
         self.book: Book | None = None
+        self._opening: str | None = None
         self.back_stack: list[int] = []
         self._sessions: dict[str, object] = {}
         self._statuses: dict[str, int] = {}
@@ -160,7 +161,7 @@ class MainWindow(QMainWindow):
         self.ask_panel.answerEnded.connect(self.indexing.resume)
         self.ask_panel.answerFailed.connect(self.banner.show_message)
         self.ask_panel.export_button.clicked.connect(self.export_history)
-        self.ask_panel.session_provider = self._session_for_current
+        self.ask_panel.session_provider = self._session_for
         self.indexing.progressed.connect(self._index_progress)
         self.indexing.stageReached.connect(self._index_stage)
         self.indexing.finished.connect(self._index_finished)
@@ -240,25 +241,22 @@ class MainWindow(QMainWindow):
 
     def start(self) -> None:
         """Show the library and pick up indexing left unfinished last time."""
-        def statuses(context):
-            from engine.index.indexer import stage_reached
-
-            return [(summary, stage_reached(self.library, summary.book_id)) for summary in self.library.list_books()]
-
         def listed(books):
             self._show_books(books)
             self.indexing.resume_unfinished({summary.book_id: stage for summary, stage in books})
 
-        self.tasks.submit(statuses, name="Reading the library", lane=QUICK, on_success=listed, on_error=self._error)
+        self.tasks.submit(self._read_library, name="Reading the library", lane=QUICK, on_success=listed,
+                          on_error=self._error)
 
     def refresh_library(self) -> None:
-        def statuses(context):
-            from engine.index.indexer import stage_reached
-
-            return [(summary, stage_reached(self.library, summary.book_id)) for summary in self.library.list_books()]
-
-        self.tasks.submit(statuses, name="Reading the library", lane=QUICK, on_success=self._show_books,
+        self.tasks.submit(self._read_library, name="Reading the library", lane=QUICK, on_success=self._show_books,
                           on_error=self._error)
+
+    def _read_library(self, context) -> list[tuple]:
+        """Every book with the stage its index has reached (in a worker)."""
+        from engine.index.indexer import stage_reached
+
+        return [(summary, stage_reached(self.library, summary.book_id)) for summary in self.library.list_books()]
 
     def _show_books(self, books) -> None:
         self._statuses = {summary.book_id: stage for summary, stage in books}
@@ -297,24 +295,30 @@ class MainWindow(QMainWindow):
             self.remove_book(book_id)
 
     def remove_book(self, book_id: str) -> None:
+        from engine.index.indexer import builder_lock
+
         self.indexing.cancel_book(book_id)
+        if self._opening == book_id:
+            self._opening = None
         if self.book is not None and self.book.book_id == book_id:
+            self.ask_panel.stop()
             self.book = None
             self.ask_panel.set_book(None)
             self.show_library()
         session = self._sessions.pop(book_id, None)
-        if session is not None:
-            session.indexer.close()
+        lock = builder_lock(self.library.folder(book_id) / "index")
 
         def remove(context):
-            # Wait for an indexing job on this book to let go of it.
-            import time
-
-            for _ in range(100):
-                if self.indexing.current != book_id:
-                    break
-                time.sleep(0.05)
-            self.library.remove(book_id)
+            # An indexing job on this book stops at its next checkpoint and
+            # lets go of the book's builder lock; only then is it deleted.
+            if not lock.acquire(timeout=120):
+                raise RuntimeError("indexing did not stop")
+            try:
+                if session is not None:
+                    session.indexer.close()
+                self.library.remove(book_id)
+            finally:
+                lock.release()
 
         self.tasks.submit(remove, name="Removing the book", lane=QUICK, on_success=lambda _: self.refresh_library(),
                           on_error=self._error)
@@ -324,6 +328,9 @@ class MainWindow(QMainWindow):
     def open_book(self, book_id: str) -> None:
         """Load a stored book and lay it out off the UI thread, then show it."""
         self.statusBar().showMessage("Opening\u2026")
+        # Only the latest request may show its book: an older load, or one for a
+        # book removed meanwhile, is dropped when it arrives.
+        self._opening = book_id
 
         def load(context):
             book = self.library.load(book_id)
@@ -341,6 +348,9 @@ class MainWindow(QMainWindow):
 
     def _show_book(self, loaded) -> None:
         book, document, offsets, position, history = loaded
+        if book.book_id != self._opening:
+            return
+        self._opening = None
         self.book = book
         self.back_stack.clear()
         self.back_action.setEnabled(False)
@@ -404,11 +414,10 @@ class MainWindow(QMainWindow):
         if not (self.indexing.current == book_id and self._statuses.get(book_id, 0) < 1):
             self.indexing.pause()
 
-    def _session_for_current(self, cancel, notify):
-        """The open book's answering session (made in the worker, kept)."""
+    def _session_for(self, book_id: str, cancel, notify):
+        """A book's answering session (made in the worker, kept)."""
         from engine.answer.session import AnswerSession
 
-        book_id = self.book.book_id
         session = self._sessions.get(book_id)
         if session is None:
             session = AnswerSession(self.library, book_id)

@@ -143,8 +143,43 @@ def test_drop_index_ask_stream_follow_a_citation_go_back_and_export(qtbot, fixtu
     text = out.read_text(encoding="utf-8")
     assert QUESTION in text and "Three Chapters from Black Beauty" in text
     assert quoted["text"][:40] in " ".join(text.split())
+
+    # The book map: a click on a section's band opens that section.
+    ordinal = max(panel.book_map.evidence)
+    band = dict(panel.book_map.bands())[ordinal]
+    qtbot.mouseClick(panel.book_map, Qt.MouseButton.LeftButton, pos=band.center().toPoint())
+    qtbot.waitUntil(lambda: reader.is_offset_visible(window.book.sections[ordinal - 1].start), timeout=5000)
     longest = stalls.stop()
     assert longest < 100, f"the event loop stalled for {longest} ms"
+    window.close()
+
+    # The history survives a restart, and an entry shows its answer again.
+    restarted = _window(qtbot)
+    with qtbot.waitSignal(restarted.bookOpened, timeout=20000):
+        restarted.open_book(book_id)
+    history = restarted.ask_panel.history
+    assert history.count() == 1 and QUESTION in history.item(0).text()
+    history.itemClicked.emit(history.item(0))
+    assert restarted.ask_panel.question.text() == QUESTION
+    assert quoted["text"][:40] in " ".join(restarted.ask_panel.answer_view.toPlainText().split())
+    restarted.close()
+
+
+def test_removing_a_book_while_it_indexes_deletes_it_cleanly(qtbot, sample_book, chapterhouse_home):
+    window = _window(qtbot)
+    started = []
+    window.indexing.progressed.connect(lambda book_id, p: started.append(book_id))
+    window.import_file(sample_book)
+    qtbot.waitUntil(lambda: bool(started), timeout=60000)
+    book_id = started[0]
+    folder = window.library.folder(book_id)
+    with qtbot.waitSignal(window.libraryChanged, timeout=120000):
+        window.remove_book(book_id)
+    qtbot.waitUntil(lambda: window.library.list_books() == [], timeout=120000)
+    assert not folder.exists()
+    assert window.library_view.table.rowCount() == 0
+    assert window.book is None and window.pages.currentIndex() == 0
+    assert not window.banner.isVisible()
     window.close()
 
 
@@ -154,7 +189,7 @@ def test_stop_cuts_an_answer_short_and_the_window_stays_usable(qtbot, fixtures):
     panel = window.ask_panel
     panel.question.setText(QUESTION)
     digests = []
-    panel.relay.digest.connect(digests.append)
+    panel.relay.digest.connect(lambda ticket, payload: digests.append(payload))
     panel.ask()
     qtbot.waitUntil(lambda: bool(digests), timeout=60000)
     started = time.monotonic()
@@ -176,6 +211,10 @@ def test_cancel_indexing_then_restart_resumes_where_it_stopped(qtbot, sample_boo
     with qtbot.waitSignal(window.indexing.finished, timeout=120000) as finished:
         window.import_file(sample_book)
         qtbot.waitUntil(lambda: any(done_so_far), timeout=60000)  # a section is committed
+        qtbot.waitUntil(lambda: any(s.progress is not None for s in window.indexing.states.values()), timeout=5000)
+        window.refresh_library()  # a redrawn library keeps showing the live progress
+        qtbot.waitUntil(lambda: "indexing stage 1 of 4" in window.library_view.table.item(0, 3).text(),
+                        timeout=5000)
         assert window.cancel_index.isVisible() and window.progress.isVisible()
         qtbot.mouseClick(window.cancel_index, Qt.MouseButton.LeftButton)
     book_id, stage, cancelled = finished.args
@@ -227,7 +266,7 @@ def test_settings_round_trip_and_a_missing_model_is_a_message(qtbot, fixtures, c
     assert window.ask_panel.ask_button.isEnabled()
 
 
-def test_reading_position_font_size_and_history_survive_a_restart(qtbot, fixtures):
+def test_reading_position_and_font_size_survive_a_restart(qtbot, fixtures):
     window = _window(qtbot)
     book_id = _import_and_index(qtbot, window, fixtures / "three-chapters.txt")
     third = window.book.sections[-1].start
@@ -281,7 +320,7 @@ def test_a_question_is_answered_while_the_book_keeps_indexing(qtbot, fixtures):
     panel.budget = 4
     panel.question.setText(QUESTION)
     paused_during_answer = []
-    panel.relay.digest.connect(lambda _payload: paused_during_answer.append(window.indexing.cancel.paused))
+    panel.relay.digest.connect(lambda _ticket, _payload: paused_during_answer.append(window.indexing.cancel.paused))
     with qtbot.waitSignal(panel.answerFinished, timeout=300000) as finished:
         panel.ask()
     assert not finished.args[0]["cancelled"] and finished.args[0]["tokens"]["generated"] > 0
@@ -316,3 +355,31 @@ def test_books_waiting_to_be_indexed_say_so_and_each_gets_its_turn(qtbot, fixtur
     assert sorted(finished) == sorted([(first, 1, False), (second, 1, False)])
     assert label(first) == label(second) == "searchable (stage 1 of 4)"
     window.close()
+
+
+def test_opening_another_book_mid_answer_drops_the_old_answer(qtbot, fixtures):
+    library = Library()
+    first = library.import_book(fixtures / "three-chapters.txt").book_id
+    second = library.import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    window = _window(qtbot)
+    qtbot.waitUntil(lambda: not window.indexing.busy() and not window.indexing.queue, timeout=120000)
+    with qtbot.waitSignal(window.bookOpened, timeout=20000):
+        window.open_book(first)
+    panel = window.ask_panel
+    panel.question.setText(QUESTION)
+    digests = []
+    panel.relay.digest.connect(lambda ticket, payload: digests.append(ticket))
+    panel.ask()
+    qtbot.waitUntil(lambda: bool(digests), timeout=60000)
+    with qtbot.waitSignal(panel.answerEnded, timeout=30000):
+        with qtbot.waitSignal(window.bookOpened, timeout=20000):
+            window.open_book(second)
+    assert window.book.book_id == second
+    assert panel.result is None and panel.answer_view.toPlainText() == ""
+    assert panel.evidence.topLevelItemCount() == 0 and panel.history.count() == 0
+    assert panel.ask_button.isEnabled() and not panel.busy()
+    journal = library.journal(first)
+    try:
+        assert journal.entries() == []  # the abandoned answer is not recorded
+    finally:
+        journal.close()

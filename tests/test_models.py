@@ -216,3 +216,20 @@ def test_models_command_errors_are_one_line(cli, tmp_path):
         result = cli(*args, check=False)
         assert result.returncode == 2
         assert len(result.stderr.strip().splitlines()) == 1 and expected in result.stderr
+
+
+def test_a_small_generator_gets_one_instance_per_lane_a_big_one_is_shared(chapterhouse_home, monkeypatch):
+    from engine.llm import loading
+    from engine.llm.settings import ModelSettings
+
+    settings = ModelSettings()
+    try:
+        indexing = loading.open_generator(settings, lane="index")
+        answering = loading.open_generator(settings, lane="answer")
+        assert indexing is not answering
+        assert loading.open_generator(settings, lane="answer") is answering
+        loading.release_all()
+        monkeypatch.setattr(loading, "SEPARATE_LANES_MAX_BYTES", 1000)  # as if the model were big
+        assert loading.open_generator(settings, lane="index") is loading.open_generator(settings, lane="answer")
+    finally:
+        loading.release_all()

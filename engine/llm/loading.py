@@ -58,12 +58,27 @@ def embedder_spec(settings: ModelSettings, catalogue: Catalogue | None = None) -
             "threads": settings.threads}
 
 
+# A model file up to this size gets one instance per lane; a bigger one is
+# shared by all lanes (its own lock serialises the calls).
+SEPARATE_LANES_MAX_BYTES = 1_000_000_000
+
+
 def open_generator(settings: ModelSettings | None = None, lane: str = "main") -> Generator:
-    """The generator for these settings, loaded once per lane: indexing in the
-    background and answering in front each get their own instance, so neither
-    evicts the other's prompt state (a section's text, the book's card)."""
+    """The generator for these settings, loaded once. A small local model is
+    loaded once per lane, so background indexing and answering do not evict
+    each other's prompt state (a section's text, the book's card); a big one
+    is shared, since a second copy would double its memory."""
     spec = generator_spec(settings or ModelSettings.load())
+    if spec["backend"] != "llama.cpp" or _size(spec["path"]) > SEPARATE_LANES_MAX_BYTES:
+        lane = "shared"
     return _cached(("generator", lane, _key(spec)), lambda: _build_generator(spec))
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0  # missing: loading it reports the error
 
 
 def open_embedder(settings: ModelSettings | None = None) -> Embedder:
