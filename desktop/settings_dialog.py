@@ -67,9 +67,13 @@ class ModelPicker(QGroupBox):
         small.setPointSizeF(small.pointSizeF() * 0.9)
         self.details.setFont(small)
         self.catalogue = catalogue
-        form = QFormLayout(self)
+        # The details line sits under the form, not in it: a form row sizes a
+        # wrapping label for the wrong width and leaves a blank band.
+        column = QVBoxLayout(self)
+        form = QFormLayout()
+        column.addLayout(form)
+        column.addWidget(self.details)
         form.addRow("Model:", self.combo)
-        form.addRow("", self.details)
         form.addRow("File:", path_row)
         form.addRow("Server URL:", self.url)
         form.addRow("Server model:", self.model)
@@ -110,7 +114,7 @@ class ModelPicker(QGroupBox):
         facts = []
         if model.context_length:
             facts.append(f"context {model.context_length:,} tokens")
-        if model.dimension:
+        if model.dimension and "dimensional" not in (model.notes or ""):
             facts.append(f"{model.dimension}-dimensional vectors")
         if model.ram_mb:
             facts.append(f"about {model.ram_mb:,} MB of memory")

@@ -100,6 +100,18 @@ def test_retrieval_respects_the_budget_the_section_cap_and_the_parts(session):
     assert off.passages
 
 
+def test_a_question_about_one_scene_keeps_rank_order_within_its_chapter(session):
+    # The hunt's passages crowd the top of the ranking: the second pick stays
+    # in that chapter instead of being pushed out by a weaker one elsewhere.
+    plan = session.plan("Who was riding the horse that fell at the brook?")
+    assert plan.scope == LOCAL
+    found = retrieve(plan, session.context, budget=4)
+    assert [node.section for node in found.ranked][:2] == [2, 2]
+    spread = retrieve(session.plan("What did the old horse say about the hare, and how was the young horse broken "
+                                   "in with a bit?"), session.context, budget=4)
+    assert len({node.section for node in spread.ranked[:3]}) == 3
+
+
 def test_the_digest_quotes_the_book_and_cites_retrieved_passages(session):
     found = session.retrieve("What did the old horse say about the hare and the dogs?", budget=6)
     lines = session.digest(found)
@@ -217,6 +229,12 @@ def test_eval_harness_reports_recall_baselines_and_ablations(tmp_path, fixtures,
     assert "relation:arc" in report["location_recall"] and "book:three-chapters" in report["location_recall"]
     assert "ladder without rare words" in report["ablations"]["all"]
     assert report["latency"]["ladder"]["mean_ms"] < 100
+    # The digest quotes only retrieved passages, so it cannot cover more
+    # required sections than retrieval found.
+    quoted = report["answers"]["digest_sections"]
+    assert quoted["questions"] == 2 and quoted["budget"] == 4
+    assert 0.0 < quoted["required_sections_quoted"] <= overall["ladder"]["4"]["location_recall"]
+    assert "digest_sections" in result.stdout
 
 
 def test_a_draft_that_only_restates_the_question_adds_nothing():

@@ -143,6 +143,7 @@ class Row:
     ranked_texts: list[str] = field(default_factory=list)
     digest: str = ""
     answer: dict | None = None
+    digest_sections: list[int] | None = None  # sections the evidence digest quotes
 
 
 def run_evaluation(questions: list[Question], library, *, budgets=(12, 6), stage: int = 1, ablations: bool = True,
@@ -174,9 +175,13 @@ def run_evaluation(questions: list[Question], library, *, budgets=(12, 6), stage
             for budget in budgets:
                 plan = session.plan(question.question, planner=planner)
                 found = retrieve(plan, context, budget=budget)
+                quoted = None
+                if question.kind == "crosschapter" and budget == budgets[0]:
+                    quoted = sorted({line.section for line in session.digest(found) if line.section is not None})
                 rows.append(Row(question, "ladder", budget, found.sections, found.seconds,
                                 ranked_texts=[n.text for n in found.ranked],
-                                digest=session.digest_text(found) if question.kind == "answers" else ""))
+                                digest=session.digest_text(found) if question.kind == "answers" else "",
+                                digest_sections=quoted))
                 for method in BASELINES:
                     started = time.perf_counter()
                     nodes = baseline(context.search, question.question, method, budget)
@@ -226,6 +231,15 @@ def summarize(rows: list[Row], books_info: dict) -> dict:
         if times:
             report["latency"][method] = {"mean_ms": round(1000 * statistics.mean(times), 1),
                                          "max_ms": round(1000 * max(times), 1)}
+    quoting = [r for r in crosschapter if r.digest_sections is not None]
+    if quoting:
+        # The digest is what the default model's user reads first: how many of
+        # the sections an answer needs does it quote from?
+        shares = [location_recall(r.question.sections, set(r.digest_sections)) for r in quoting]
+        report["answers"]["digest_sections"] = {
+            "questions": len(quoting), "budget": quoting[0].budget,
+            "required_sections_quoted": round(statistics.mean(shares), 3),
+            "all_quoted": round(sum(1 for x in shares if x == 1.0) / len(shares), 3)}
     evidence_rows = [r for r in rows if r.question.kind == "evidence" and r.budget == 20]
     for method in {r.method for r in evidence_rows}:
         hits = {1: 0, 5: 0, 20: 0}

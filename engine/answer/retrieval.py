@@ -27,6 +27,8 @@ WHOLE_QUESTION_WEIGHT = {"code": 4.0, "model": 1.0}
 LIST_WEIGHTS = {"anchor": 1.0, "rare": 0.8, "bm25": 1.0, "dense": 1.0, "summary": 0.7}
 _DEPTH = 40
 _ANCHOR_LIMIT = 12
+# "Crowded": at least this many of the first passages share the best one's section.
+_CROWD_TOP, _CROWD_SIZE = 5, 3
 
 
 @dataclass
@@ -112,8 +114,12 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     per_section: Counter = Counter()
     picked_by_part = [set() for _ in parts]
     # Two rounds: first one passage per section (the answer usually spans
-    # sections), then a second from a section already chosen.
-    for section_cap in (1, MAX_PER_SECTION):
+    # sections), then a second from a section already chosen. A one-part
+    # question whose best passages crowd into one section is about one scene:
+    # there rank order wins (GutenQA Emma hit@5 0.63 -> 0.70, the
+    # cross-chapter set unchanged).
+    rounds = (MAX_PER_SECTION,) if _concentrated(plan, rankings) else (1, MAX_PER_SECTION)
+    for section_cap in rounds:
         cursors = [0] * len(parts)
         while len(chosen) < budget:
             progress = False
@@ -143,6 +149,13 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     for evidence in parts:
         evidence.passages.sort(key=lambda node: node.start or 0)
     return Retrieval(plan=plan, parts=parts, seconds=time.perf_counter() - started, order=list(chosen))
+
+
+def _concentrated(plan: Plan, rankings) -> bool:
+    if len(plan.parts) != 1 or plan.parts[0].several or plan.scope != "LOCAL" or not rankings[0]:
+        return False
+    best_section = rankings[0][0][1]
+    return sum(1 for _, section, _ in rankings[0][:_CROWD_TOP] if section == best_section) >= _CROWD_SIZE
 
 
 def _rank_part(part: PlanPart, plan: Plan, context, features: Features):
