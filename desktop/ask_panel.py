@@ -98,7 +98,7 @@ class AskPanel(QWidget):
         self.answer_view.setOpenLinks(False)
         self.answer_view.anchorClicked.connect(self._link)
         self.answer_view.setAccessibleName("Answer")
-        self.answer_view.setPlaceholderText("The evidence and the answer appear here, with links to the passages.")
+        self.answer_view.setPlaceholderText("Answers appear here, linked to the passages.")
 
         self.evidence = QTreeWidget(self)
         self.evidence.setHeaderHidden(True)

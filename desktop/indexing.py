@@ -81,6 +81,10 @@ class IndexingManager(QObject):
             if stage < self.target_stage:
                 self.enqueue(book_id)
 
+    def active(self) -> set[str]:
+        """Books indexing now or waiting their turn."""
+        return set(self.queue) | ({self.current} if self.current else set())
+
     def cancel_book(self, book_id: str) -> None:
         if book_id in self.queue:
             self.queue.remove(book_id)

@@ -35,6 +35,7 @@ class LibraryView(QWidget):
     importRequested = Signal()
     removeRequested = Signal(str)
     cancelIndexingRequested = Signal(str)
+    indexRequested = Signal(str)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -62,15 +63,17 @@ class LibraryView(QWidget):
         buttons = QHBoxLayout()
         self.import_button = QPushButton("Import\u2026", self)
         self.open_button = QPushButton("Open", self)
-        self.stop_button = QPushButton("Stop indexing", self)
+        # One button: stops a book's indexing, or starts it again (after a
+        # stop, or an error such as a full disk that the user has since fixed).
+        self.index_button = QPushButton("Stop indexing", self)
         self.remove_button = QPushButton("Remove\u2026", self)
         self.import_button.clicked.connect(self.importRequested)
         self.open_button.clicked.connect(self._emit_open)
         self.remove_button.clicked.connect(lambda: self._emit(self.removeRequested))
-        self.stop_button.clicked.connect(lambda: self._emit(self.cancelIndexingRequested))
+        self.index_button.clicked.connect(self._index_clicked)
         buttons.addWidget(self.import_button)
         buttons.addStretch(1)
-        for button in (self.stop_button, self.remove_button, self.open_button):
+        for button in (self.index_button, self.remove_button, self.open_button):
             buttons.addWidget(button)
         layout.addWidget(heading)
         layout.addWidget(self.hint)
@@ -78,6 +81,8 @@ class LibraryView(QWidget):
         layout.addLayout(buttons)
         self._rows: dict[str, int] = {}
         self._stages: dict[str, int] = {}
+        self._active: set[str] = set()  # books indexing or waiting their turn
+        self.target_stage = 4
         self.table.itemSelectionChanged.connect(self._update_buttons)
         self._update_buttons()
 
@@ -112,6 +117,11 @@ class LibraryView(QWidget):
     def set_stage(self, book_id: str, stage: int) -> None:
         self._stages[book_id] = stage
         self.set_status(book_id, STAGE_NAMES.get(stage, f"stage {stage}"))
+        self._update_buttons()
+
+    def set_active(self, book_ids: set[str]) -> None:
+        self._active = set(book_ids)
+        self._update_buttons()
 
     def selected_book(self) -> str | None:
         items = self.table.selectedItems()
@@ -129,7 +139,16 @@ class LibraryView(QWidget):
         if book_id:
             signal.emit(book_id)
 
+    def _index_clicked(self) -> None:
+        book_id = self.selected_book()
+        if book_id:
+            (self.cancelIndexingRequested if book_id in self._active else self.indexRequested).emit(book_id)
+
     def _update_buttons(self) -> None:
-        chosen = self.selected_book() is not None
-        for button in (self.open_button, self.remove_button, self.stop_button):
-            button.setEnabled(chosen)
+        book_id = self.selected_book()
+        for button in (self.open_button, self.remove_button):
+            button.setEnabled(book_id is not None)
+        active = book_id in self._active
+        self.index_button.setText("Stop indexing" if active or book_id is None else "Index now")
+        self.index_button.setEnabled(book_id is not None and
+                                     (active or self._stages.get(book_id, 0) < self.target_stage))

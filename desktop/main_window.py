@@ -153,7 +153,9 @@ class MainWindow(QMainWindow):
         self.library_view.openRequested.connect(self.open_book)
         self.library_view.importRequested.connect(self.choose_file)
         self.library_view.removeRequested.connect(self.confirm_remove)
-        self.library_view.cancelIndexingRequested.connect(self.indexing.cancel_book)
+        self.library_view.cancelIndexingRequested.connect(self._cancel_indexing)
+        self.library_view.indexRequested.connect(self.index_now)
+        self.library_view.target_stage = index_stage
         self.ask_panel.passageActivated.connect(self.show_passage)
         self.ask_panel.sectionActivated.connect(self.show_section)
         self.ask_panel.answerFinished.connect(self._answer_finished)
@@ -471,6 +473,20 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------ indexing
 
+    def index_now(self, book_id: str) -> None:
+        """Index a book that stopped short of the target (cancelled, or failed
+        on an error the user has fixed): it resumes from its checkpoint."""
+        self.banner.hide()
+        self.indexing.enqueue(book_id, first=True)
+        self._update_active()
+
+    def _cancel_indexing(self, book_id: str) -> None:
+        self.indexing.cancel_book(book_id)
+        self._update_active()
+
+    def _update_active(self) -> None:
+        self.library_view.set_active(self.indexing.active())
+
     def _index_progress(self, book_id: str, progress) -> None:
         text = describe_progress(progress)
         self.library_view.set_status(book_id, text)
@@ -482,6 +498,7 @@ class MainWindow(QMainWindow):
 
     def _index_queued(self, book_id: str, stage: int) -> None:
         self.library_view.set_status(book_id, f"{STAGE_NAMES.get(stage, f'stage {stage}')}; waiting its turn")
+        self._update_active()
 
     def _index_stage(self, book_id: str, stage: int) -> None:
         self._statuses[book_id] = stage
@@ -493,6 +510,7 @@ class MainWindow(QMainWindow):
             self._index_queued(book_id, stage)
         else:
             self.library_view.set_stage(book_id, stage)
+        self._update_active()
         if not self.indexing.busy():
             self.progress.hide()
             self.cancel_index.hide()
@@ -501,7 +519,9 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Indexing stopped; it resumes where it stopped next time.", 5000)
 
     def _index_failed(self, book_id: str, message: str) -> None:
-        self._index_finished(book_id, self._statuses.get(book_id, 0), False)
+        stage = self._statuses.get(book_id, 0)
+        self._index_finished(book_id, stage, False)
+        self.library_view.set_status(book_id, f"{STAGE_NAMES.get(stage, f'stage {stage}')}; stopped by an error")
         self.banner.show_message(message)
 
     def _stop_current_indexing(self) -> None:

@@ -6,6 +6,7 @@ with the reason when it is absent."""
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -54,3 +55,15 @@ def sample_book() -> Path:
 @pytest.fixture
 def fixtures() -> Path:
     return FIXTURES
+
+
+@pytest.fixture
+def small_filesystem(tmp_path):
+    """A real 8 MB filesystem (tmpfs) that can fill up or turn read-only."""
+    mount = tmp_path / "fs"
+    mount.mkdir()
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mount)], capture_output=True)
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a test filesystem here ({made.stderr.decode().strip() or 'not permitted'})")
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], capture_output=True)

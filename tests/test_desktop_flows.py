@@ -6,6 +6,7 @@ and the event loop's longest stall while all of that runs."""
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
@@ -230,6 +231,44 @@ def test_cancel_indexing_then_restart_resumes_where_it_stopped(qtbot, sample_boo
     assert finished.args == [book_id, 1, False]
     assert resumed[0] > 0, "indexing started again from the beginning"
     restarted.close()
+
+
+def test_a_full_disk_is_a_message_and_index_now_resumes_after_space_is_freed(qtbot, fixtures, small_filesystem,
+                                                                              monkeypatch):
+    home = small_filesystem / "home"
+    monkeypatch.setenv("CHAPTERHOUSE_HOME", str(home))
+    book_id = Library().import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    ballast = small_filesystem / "ballast"
+    stats = os.statvfs(small_filesystem)
+    ballast.write_bytes(b"\0" * (stats.f_bavail * stats.f_frsize - 48 * 1024))  # room for a section or two
+    window = _window(qtbot)  # resumes the unindexed book, which runs out of space
+    with qtbot.waitSignal(window.indexing.failed, timeout=120000) as failed:
+        pass
+    assert failed.args[0] == book_id and "disk is full" in failed.args[1]
+    assert window.banner.isVisible() and "disk is full" in window.banner.label.text()
+    view = window.library_view
+    qtbot.waitUntil(lambda: view.table.rowCount() == 1, timeout=5000)
+    assert "stopped by an error" in view.table.item(0, 3).text()
+    view.select(book_id)
+    assert view.index_button.text() == "Index now" and view.index_button.isEnabled()
+
+    from engine.index.indexer import BookIndexer
+
+    ballast.unlink()
+    checked = BookIndexer(window.library, book_id)
+    committed = checked.status()["stages"]["1"]["done"]
+    checked.close()
+    resumed = []
+    window.indexing.progressed.connect(lambda _book, p: resumed.append(p.done))
+    with qtbot.waitSignal(window.indexing.finished, timeout=120000) as finished:
+        qtbot.mouseClick(view.index_button, Qt.MouseButton.LeftButton)
+        assert view.index_button.text() == "Stop indexing"
+    assert finished.args == [book_id, 1, False]
+    assert resumed[0] == committed  # sections stored before the disk filled are not redone
+    assert not window.banner.isVisible()
+    assert view.table.item(0, 3).text().startswith("searchable")
+    assert not view.index_button.isEnabled()  # at its target stage: nothing left to index
+    window.close()
 
 
 def test_settings_round_trip_and_a_missing_model_is_a_message(qtbot, fixtures, chapterhouse_home):

@@ -16,18 +16,6 @@ from engine.llm.remote import EndpointSettings, RemoteGenerator
 from engine.store import Library
 
 
-@pytest.fixture
-def small_filesystem(tmp_path):
-    """A real 8 MB filesystem (tmpfs) that can fill up or turn read-only."""
-    mount = tmp_path / "fs"
-    mount.mkdir()
-    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mount)], capture_output=True)
-    if made.returncode != 0:
-        pytest.skip(f"cannot mount a test filesystem here ({made.stderr.decode().strip() or 'not permitted'})")
-    yield mount
-    subprocess.run(["umount", "-l", str(mount)], capture_output=True)
-
-
 @pytest.fixture(scope="module")
 def embedder():
     return open_embedder(ModelSettings())
