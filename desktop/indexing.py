@@ -1,7 +1,8 @@
 """Indexing books in the background, one at a time, with progress and cancel.
 
 A newly imported book gets stage 1 first (it is searchable within seconds),
-then the LLM stages up to the target. Books left half-indexed when the app
+then the LLM stages up to the target; a book with stage 1 done waits for any
+queued book that has none before starting its LLM stages. Books left half-indexed when the app
 closed are picked up again at start. While the reader waits for an answer,
 the indexing job pauses at its next safe point so the answer gets the CPU.
 """
@@ -129,10 +130,14 @@ class IndexingManager(QObject):
                 result = indexer.run(up_to=1, progress=lambda p: self.progressed.emit(book_id, p), cancel=cancel)
                 if not result.cancelled:
                     self.stageReached.emit(book_id, indexer.status()["stage_reached"])
+                    if target > 1 and self._unsearchable_waiting():
+                        # Every book becomes searchable before any gets the slow
+                        # LLM stages: this one steps back behind those.
+                        return indexer.status()["stage_reached"], False, True
                 if not result.cancelled and target > 1:
                     result = indexer.run(up_to=target, progress=lambda p: self.progressed.emit(book_id, p),
                                          cancel=cancel)
-                return indexer.status()["stage_reached"], result.cancelled
+                return indexer.status()["stage_reached"], result.cancelled, False
             finally:
                 indexer.close()
 
@@ -147,12 +152,19 @@ class IndexingManager(QObject):
         if state is not None and state.running:
             state.progress = progress
 
-    def _done(self, book_id: str, stage: int, cancelled: bool) -> None:
+    def _unsearchable_waiting(self) -> bool:
+        """Whether a queued book has no stage 1 yet (read from the worker: a snapshot is enough)."""
+        return any(self.states[b].stage_reached < 1 for b in list(self.queue) if b in self.states)
+
+    def _done(self, book_id: str, stage: int, cancelled: bool, yielded: bool = False) -> None:
         state = self.states[book_id]
         state.stage_reached, state.running, state.progress = stage, False, None
         self.current, self.cancel = None, None
         preempted = self._preempted == book_id
         self._preempted = None
+        if yielded and book_id not in self.queue:
+            behind = [i for i, b in enumerate(self.queue) if b in self.states and self.states[b].stage_reached < 1]
+            self.queue.insert(behind[-1] + 1 if behind else len(self.queue), book_id)
         # A job stopped to let a new book go first is not "cancelled" to the reader.
         self.finished.emit(book_id, stage, cancelled and not preempted)
         self._next()

@@ -396,6 +396,28 @@ def test_books_waiting_to_be_indexed_say_so_and_each_gets_its_turn(qtbot, fixtur
     window.close()
 
 
+def test_every_queued_book_becomes_searchable_before_any_gets_the_llm_stages(qtbot, fixtures):
+    library = Library()
+    books = [library.import_book(fixtures / name).book_id for name in ("three-chapters.txt",
+                                                                      "black-beauty-excerpt.txt")]
+    create_application()
+    window = MainWindow(library, index_stage=2)
+    qtbot.addWidget(window)
+    window.show()
+    events = []
+    window.indexing.stageReached.connect(lambda book_id, stage: events.append((book_id, "reached", stage)))
+    window.indexing.progressed.connect(lambda book_id, p: events.append((book_id, "working", p.stage)))
+    window.start()
+    qtbot.waitUntil(lambda: all((b, "reached", 1) in events for b in books), timeout=120000)
+    qtbot.waitUntil(lambda: any(kind == "working" and stage == 2 for _, kind, stage in events), timeout=60000)
+    window.indexing.cancel_all()
+    second_searchable = max(events.index((b, "reached", 1)) for b in books)
+    first_llm_work = next(i for i, (_, kind, stage) in enumerate(events) if kind == "working" and stage == 2)
+    assert second_searchable < first_llm_work
+    qtbot.waitUntil(lambda: not window.indexing.busy(), timeout=30000)
+    window.close()
+
+
 def test_opening_another_book_mid_answer_drops_the_old_answer(qtbot, fixtures):
     library = Library()
     first = library.import_book(fixtures / "three-chapters.txt").book_id
