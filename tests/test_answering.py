@@ -34,6 +34,9 @@ def test_code_plan_splits_clauses_and_keeps_the_questions_words():
             assert anchor in plan.question
     quoted = code_plan('What does the phrase "little brown book" come to mean?')
     assert "little brown book" in quoted.parts[0].anchors and quoted.scope == LOCAL
+    possessive = code_plan("What does John's angry retort about a boy's blunder explain?")
+    assert possessive.parts[0].anchors[:2] == ["John's angry retort", "boy's blunder explain"]  # not quotes
+    assert "the old lady" in code_plan("Why does he call it 'the old lady'?").parts[0].anchors
     assert code_plan("How is the whole book framed by its first and last scenes?").scope == GLOBAL
     named = code_plan("Where does Darkie first see a hunt?", CHARACTERS)
     assert named.parts[0].names == ["Black Beauty", "Beauty"]

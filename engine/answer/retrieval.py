@@ -202,7 +202,7 @@ def candidate_anchors(part: PlanPart) -> list[str]:
     run: list[str] = []
     for token in words(part.text) + [""]:
         if token and token.lower().strip("'") not in STOPWORDS and len(token) > 1:
-            run.append(token)
+            run.append(token.strip("'\u2018\u2019"))
             continue
         for size in (3, 2):
             for start in range(0, len(run) - size + 1):
