@@ -2,9 +2,10 @@
 
 A newly imported book gets stage 1 first (it is searchable within seconds),
 then the LLM stages up to the target; a book with stage 1 done waits for any
-queued book that has none before starting its LLM stages. Books left half-indexed when the app
-closed are picked up again at start. While the reader waits for an answer,
-the indexing job pauses at its next safe point so the answer gets the CPU.
+queued book that has none before starting its LLM stages. Books left
+half-indexed when the app closed are picked up again at start. While the
+reader waits for an answer, the indexing job pauses at its next safe point so
+the answer gets the CPU.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ..index.search import RRF_K
 from ..index.store import PASSAGE, SECTION_SUMMARY, Node
-from .planning import STOPWORDS, Plan, PlanPart, content_words, words
+from .planning import LOCAL, STOPWORDS, Plan, PlanPart, content_words, words
 
 MAX_PER_SECTION = 2
 WHOLE_QUESTION_WEIGHT = {"code": 4.0, "model": 1.0}
@@ -152,7 +152,7 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
 
 
 def _concentrated(plan: Plan, rankings) -> bool:
-    if len(plan.parts) != 1 or plan.parts[0].several or plan.scope != "LOCAL" or not rankings[0]:
+    if len(plan.parts) != 1 or plan.parts[0].several or plan.scope != LOCAL or not rankings[0]:
         return False
     best_section = rankings[0][0][1]
     return sum(1 for _, section, _ in rankings[0][:_CROWD_TOP] if section == best_section) >= _CROWD_SIZE
