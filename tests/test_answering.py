@@ -249,3 +249,18 @@ def test_a_draft_that_only_restates_the_question_adds_nothing():
     assert adds_nothing("", question)
     assert not adds_nothing("On Christmas morning Scrooge blesses the knocker and praises its honest expression "
                             "[p6.3].", question)
+
+
+def test_citation_validity_counts_only_the_citations_an_answer_wrote():
+    from engine.answer.evaluate import Question, Row, summarize
+
+    def answered(valid: int, dropped: int) -> Row:
+        result = {"answer": "", "citations_valid": valid, "citations_dropped": dropped, "not_found": False,
+                  "timings": {"first_token": 1.0, "total": 2.0}, "tokens": {"prompt": 10, "generated": 5}}
+        return Row(Question(id="q", book_path=Path("b.txt"), question="?", sections=[1]), "answer", 12, [1], 0.01,
+                   answer=result)
+
+    silent = summarize([answered(0, 0)], {})["answers"]["generated"]
+    assert silent["citation_validity"] is None and silent["citations_written"] == 0
+    mixed = summarize([answered(3, 1), answered(0, 0)], {})["answers"]["generated"]
+    assert mixed["citation_validity"] == 0.75 and mixed["citations_written"] == 4

@@ -73,6 +73,15 @@ def _import_and_index(qtbot, window: MainWindow, path) -> str:
     return book_id
 
 
+def _ask_until_the_digest(qtbot, panel) -> None:
+    """Ask QUESTION and wait until its evidence digest has arrived (the answer is still running)."""
+    panel.question.setText(QUESTION)
+    digests = []
+    panel.relay.digest.connect(lambda ticket, payload: digests.append(ticket))
+    panel.ask()
+    qtbot.waitUntil(lambda: bool(digests), timeout=60000)
+
+
 def test_drop_index_ask_stream_follow_a_citation_go_back_and_export(qtbot, fixtures, tmp_path):
     window = _window(qtbot)
     stalls = StallMeter()
@@ -188,11 +197,7 @@ def test_stop_cuts_an_answer_short_and_the_window_stays_usable(qtbot, fixtures):
     window = _window(qtbot)
     _import_and_index(qtbot, window, fixtures / "three-chapters.txt")
     panel = window.ask_panel
-    panel.question.setText(QUESTION)
-    digests = []
-    panel.relay.digest.connect(lambda ticket, payload: digests.append(payload))
-    panel.ask()
-    qtbot.waitUntil(lambda: bool(digests), timeout=60000)
+    _ask_until_the_digest(qtbot, panel)
     started = time.monotonic()
     panel.question.setFocus()
     qtbot.waitUntil(panel.question.hasFocus, timeout=2000)
@@ -427,11 +432,7 @@ def test_opening_another_book_mid_answer_drops_the_old_answer(qtbot, fixtures):
     with qtbot.waitSignal(window.bookOpened, timeout=20000):
         window.open_book(first)
     panel = window.ask_panel
-    panel.question.setText(QUESTION)
-    digests = []
-    panel.relay.digest.connect(lambda ticket, payload: digests.append(ticket))
-    panel.ask()
-    qtbot.waitUntil(lambda: bool(digests), timeout=60000)
+    _ask_until_the_digest(qtbot, panel)
     with qtbot.waitSignal(panel.answerEnded, timeout=30000):
         with qtbot.waitSignal(window.bookOpened, timeout=20000):
             window.open_book(second)

@@ -261,11 +261,14 @@ def summarize(rows: list[Row], books_info: dict) -> dict:
     if answer_rows:
         scored = [(r.answer["answer"], r.question.answers) for r in answer_rows if r.question.answers]
         citations = [r.answer for r in answer_rows]
+        made = sum(c["citations_valid"] + c["citations_dropped"] for c in citations)
         report["answers"]["generated"] = {
             **(_answer_scores(scored) if scored else {}),
             "questions": len(answer_rows),
-            "citation_validity": round(sum(c["citations_valid"] for c in citations) /
-                                       max(1, sum(c["citations_valid"] + c["citations_dropped"] for c in citations)), 3),
+            # Share of the citations the model wrote that resolve to passages
+            # (None when it wrote none: nothing was shown, nothing was wrong).
+            "citation_validity": round(sum(c["citations_valid"] for c in citations) / made, 3) if made else None,
+            "citations_written": made,
             "not_found_rate": round(sum(1 for c in citations if c["not_found"]) / len(citations), 3),
             "first_token_seconds": round(statistics.mean(c["timings"]["first_token"] or 0 for c in citations), 2),
             "total_seconds": round(statistics.mean(c["timings"]["total"] for c in citations), 2),
