@@ -266,6 +266,8 @@ class MainWindow(QMainWindow):
         for book_id, state in self.indexing.states.items():
             if state.progress is not None:
                 self.library_view.set_status(book_id, describe_progress(state.progress))
+            elif state.error:
+                self._show_failed(book_id)
         for book_id in self.indexing.queue:
             self._index_queued(book_id, self._statuses.get(book_id, 0))
         self.libraryChanged.emit()
@@ -519,10 +521,13 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Indexing stopped; it resumes where it stopped next time.", 5000)
 
     def _index_failed(self, book_id: str, message: str) -> None:
-        stage = self._statuses.get(book_id, 0)
-        self._index_finished(book_id, stage, False)
-        self.library_view.set_status(book_id, f"{STAGE_NAMES.get(stage, f'stage {stage}')}; stopped by an error")
+        self._index_finished(book_id, self._statuses.get(book_id, 0), False)
+        self._show_failed(book_id)
         self.banner.show_message(message)
+
+    def _show_failed(self, book_id: str) -> None:
+        stage = self._statuses.get(book_id, 0)
+        self.library_view.set_status(book_id, f"{STAGE_NAMES.get(stage, f'stage {stage}')}; stopped by an error")
 
     def _stop_current_indexing(self) -> None:
         if self.indexing.current:

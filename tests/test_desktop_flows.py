@@ -187,7 +187,8 @@ def test_removing_a_book_while_it_indexes_deletes_it_cleanly(qtbot, sample_book,
         window.remove_book(book_id)
     qtbot.waitUntil(lambda: window.library.list_books() == [], timeout=120000)
     assert not folder.exists()
-    assert window.library_view.table.rowCount() == 0
+    # The library is read again after the removal, in the worker: wait for the redraw.
+    qtbot.waitUntil(lambda: window.library_view.table.rowCount() == 0, timeout=10000)
     assert window.book is None and window.pages.currentIndex() == 0
     assert not window.banner.isVisible()
     window.close()
@@ -253,6 +254,9 @@ def test_a_full_disk_is_a_message_and_index_now_resumes_after_space_is_freed(qtb
     assert window.banner.isVisible() and "disk is full" in window.banner.label.text()
     view = window.library_view
     qtbot.waitUntil(lambda: view.table.rowCount() == 1, timeout=5000)
+    assert "stopped by an error" in view.table.item(0, 3).text()
+    with qtbot.waitSignal(window.libraryChanged, timeout=10000):
+        window.refresh_library()  # a redrawn library still says so
     assert "stopped by an error" in view.table.item(0, 3).text()
     view.select(book_id)
     assert view.index_button.text() == "Index now" and view.index_button.isEnabled()
