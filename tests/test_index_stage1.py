@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from engine.importer import parse_book
-from engine.index.chunking import count_tokens, fixed_passages
+from engine.index.chunking import count_tokens, fixed_passages, sentence_spans
 from engine.index.indexer import BookIndexer
 from engine.index.search import BookSearch
 from engine.index.store import IndexStore
@@ -46,6 +46,28 @@ def test_passages_are_about_400_tokens_with_overlap_inside_sections(sample_book)
         everything.extend(passages)
     tokens = [p.tokens for p in everything]
     assert 330 <= sum(tokens) / len(tokens) <= 420
+
+
+def test_sentences_split_the_same_when_threads_split_at_once(sample_book):
+    # Indexing and answering split sentences in different threads at the same
+    # time; a shared splitter mixed their texts up and returned whole paragraphs.
+    import threading
+
+    book = parse_book(sample_book)
+    blocks = [(p.start, p.end) for p in book.paragraphs if p.end - p.start > 400][:60]
+    expected = [sentence_spans(book.text, start, end) for start, end in blocks]
+    results: dict[int, list] = {}
+
+    def split(worker: int) -> None:
+        results[worker] = [sentence_spans(book.text, start, end) for start, end in blocks]
+
+    threads = [threading.Thread(target=split, args=(worker,)) for worker in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sum(len(spans) for spans in expected) > 2 * len(expected)  # real splitting, not whole paragraphs
+    assert all(results[worker] == expected for worker in range(4))
 
 
 def test_long_passages_are_read_in_overlapping_windows(embedder):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -82,11 +83,18 @@ def count_tokens(texts: list[str]) -> list[int]:
     return [len(encoding.ids) for encoding in _tokenizer().encode_batch(texts, add_special_tokens=False)]
 
 
-@lru_cache(maxsize=1)
-def _segmenter():
-    import pysbd
+_local = threading.local()
 
-    return pysbd.Segmenter(language="en", clean=False)
+
+def _segmenter():
+    """This thread's sentence splitter: a pysbd Segmenter keeps the text it is
+    splitting on itself, so indexing and answering threads cannot share one."""
+    segmenter = getattr(_local, "segmenter", None)
+    if segmenter is None:
+        import pysbd
+
+        segmenter = _local.segmenter = pysbd.Segmenter(language="en", clean=False)
+    return segmenter
 
 
 def sentence_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
