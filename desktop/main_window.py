@@ -89,6 +89,7 @@ class MainWindow(QMainWindow):
         self.back_stack: list[int] = []
         self._sessions: dict[str, object] = {}
         self._statuses: dict[str, int] = {}
+        self._titles: dict[str, str] = {}  # for progress lines, without a file read per event
         self.setWindowTitle("Chapterhouse")
         self.setAcceptDrops(True)
         self.resize(1400, 860)
@@ -262,6 +263,7 @@ class MainWindow(QMainWindow):
 
     def _show_books(self, books) -> None:
         self._statuses = {summary.book_id: stage for summary, stage in books}
+        self._titles.update({summary.book_id: summary.title for summary, _ in books})
         self.library_view.show_books(books)
         for book_id, state in self.indexing.states.items():
             if state.progress is not None:
@@ -285,6 +287,7 @@ class MainWindow(QMainWindow):
         )
 
     def _imported(self, result) -> None:
+        self._titles[result.book_id] = result.summary.title
         self.statusBar().showMessage(f"{'Imported' if result.created else 'Already in the library'}: "
                                      f"{result.summary.title}", 5000)
         self.open_book(result.book_id)
@@ -492,8 +495,7 @@ class MainWindow(QMainWindow):
     def _index_progress(self, book_id: str, progress) -> None:
         text = describe_progress(progress)
         self.library_view.set_status(book_id, text)
-        title = self.library.summary(book_id).title if self.library.has_book(book_id) else book_id
-        self.index_label.setText(f"{title}: {text}")
+        self.index_label.setText(f"{self._titles.get(book_id, book_id)}: {text}")
         self.progress.setValue(int(100 * progress.done / progress.total) if progress.total else 0)
         self.progress.show()
         self.cancel_index.show()

@@ -81,9 +81,7 @@ class AnswerSession:
         return retrieve(self.plan(question, planner, cancel), self.context, budget=budget, features=features)
 
     def digest_text(self, retrieval: Retrieval) -> str:
-        from .digest import evidence_digest
-
-        return " ".join(line.text for line in evidence_digest(retrieval, self.context))
+        return " ".join(line.text for line in self.digest(retrieval))
 
     def digest(self, retrieval: Retrieval) -> list[DigestLine]:
         return evidence_digest(retrieval, self.context)
