@@ -8,7 +8,8 @@ of the Four from the corpus), both ways cut the first N sections into
 passages; at each boundary the sentence before and the sentence after are
 embedded, and their mean cosine similarity is printed (lower is better: a
 boundary between different scenes). Retrieval with each segmentation is
-compared by the answering harness (`chapterhouse eval`).
+compared by the answering harness (`chapterhouse eval`) on a home indexed
+with `--segmenter llm` (see the README).
 """
 
 from __future__ import annotations
