@@ -143,6 +143,13 @@ class ModelPicker(QGroupBox):
         return ModelChoice(source=CATALOGUE, id=data)
 
 
+SITUATING_CHOICES = (
+    ("Automatic: with generators of 1B parameters or more", "auto"),
+    ("Always", "on"),
+    ("Never", "off"),
+)
+
+
 class SettingsDialog(QDialog):
     def __init__(self, settings: ModelSettings, device_text: str = "", parent=None):
         super().__init__(parent)
@@ -175,6 +182,17 @@ class SettingsDialog(QDialog):
         form.addRow("Threads:", self.threads)
         form.addRow("Context size:", self.context)
         form.addRow("Running on:", self.device)
+        indexing = QGroupBox("Indexing", self)
+        indexing_form = QFormLayout(indexing)
+        self.situating = QComboBox(self)
+        for text, value in SITUATING_CHOICES:
+            self.situating.addItem(text, value)
+        self.situating.setCurrentIndex(max(0, self.situating.findData(settings.situating_sentences)))
+        self.situating.setToolTip(
+            "One sentence per passage that places it in the book, searched with the passage. Small models "
+            "write them badly (with the 135M default they lowered retrieval) and they take most of the "
+            "indexing time.")
+        indexing_form.addRow("Situating sentences:", self.situating)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -182,6 +200,7 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.generator)
         layout.addWidget(self.embedder)
         layout.addWidget(running)
+        layout.addWidget(indexing)
         layout.addStretch(1)
         layout.addWidget(buttons)
 
@@ -190,7 +209,7 @@ class SettingsDialog(QDialog):
         return ModelSettings(
             generator=self.generator.choice(), embedder=self.embedder.choice(),
             gpu_layers="auto" if layers < 0 else layers, threads=self.threads.value() or None,
-            context_size=self.context.value() or None,
+            context_size=self.context.value() or None, situating_sentences=self.situating.currentData(),
         )
 
     def changes(self) -> list[str]:
@@ -201,6 +220,9 @@ class SettingsDialog(QDialog):
             before, after = self._describe(self.original.choice(role), role), self._describe(new.choice(role), role)
             if before != after:
                 notes.append(reindex_notice(role, before, after))
+        if new.situating_sentences != self.original.situating_sentences:
+            notes.append("Books whose situating sentences this turns on or off will redo their summaries and cards "
+                         "(their passages stay searchable meanwhile).")
         return notes
 
     def _describe(self, choice: ModelChoice, role: str) -> str:

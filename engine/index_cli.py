@@ -14,7 +14,11 @@ def add_parsers(commands) -> None:
     index = commands.add_parser("index", help="build a book's ladder index (progressive, resumable)")
     index.add_argument("book", metavar="BOOK")
     index.add_argument("--stage", type=int, choices=[1, 2, 3, 4], default=4,
-                       help="stop after this stage (1 passages, 2 situating sentences, 3 summaries, 4 cards)")
+                       help="stop after this stage (1 passages, 2 section summaries and situating sentences, "
+                            "3 summaries, 4 cards)")
+    index.add_argument("--situating", choices=["auto", "on", "off"], default=None,
+                       help="write a situating sentence per passage in stage 2 (default: the settings' choice, "
+                            "auto: only with generators of 1B parameters or more)")
     index.add_argument("--segmenter", choices=["fixed", "llm"], default="fixed",
                        help="how passages are cut: the fixed splitter or the LLM (LitSeg-Lite)")
     index.add_argument("--json", action="store_true", help="print the run's figures as JSON at the end")
@@ -32,7 +36,7 @@ def run_index(args) -> int:
 
     library = Library()
     book_id = library.resolve(args.book)
-    indexer = BookIndexer(library, book_id, segmenter=args.segmenter)
+    indexer = BookIndexer(library, book_id, segmenter=args.segmenter, situating=args.situating)
     cancel = CancelToken()
     previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
     bar = _Bar()

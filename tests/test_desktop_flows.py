@@ -290,18 +290,21 @@ def test_settings_round_trip_and_a_missing_model_is_a_message(qtbot, fixtures, c
     dialog.context.setValue(4096)
     dialog.gpu_layers.setValue(0)
     assert dialog.changes() == []  # no model changed: nothing to re-index
+    dialog.situating.setCurrentIndex(dialog.situating.findData("off"))
+    assert len(dialog.changes()) == 1 and "situating sentences" in dialog.changes()[0]
     window.apply_settings(dialog.settings())
     saved = ModelSettings.load()
-    assert (saved.threads, saved.context_size, saved.gpu_layers) == (2, 4096, 0)
+    assert (saved.threads, saved.context_size, saved.gpu_layers, saved.situating_sentences) == (2, 4096, 0, "off")
     again = SettingsDialog(saved, "", window)
     assert (again.threads.value(), again.context.value(), again.gpu_layers.value()) == (2, 4096, 0)
+    assert again.situating.currentText() == "Never"
 
     missing = chapterhouse_home / "no-such-model.gguf"
     again.generator.combo.setCurrentIndex(again.generator.combo.findData("__file__"))
     again.generator.path.setText(str(missing))
     assert again.generator.path.isVisibleTo(again)
     notes = again.changes()
-    assert len(notes) == 1 and "redo their situating sentences, summaries and cards" in notes[0]
+    assert len(notes) == 1 and "redo their summaries, situating sentences and cards" in notes[0]
     window.apply_settings(again.settings())
     assert ModelSettings.load().generator == ModelChoice(source=FILE, path=str(missing))
 
@@ -363,7 +366,7 @@ def test_a_question_is_answered_while_the_book_keeps_indexing(qtbot, fixtures):
     with qtbot.waitSignal(window.indexing.stageReached, timeout=120000):
         _drop(window, fixtures / "three-chapters.txt")
     qtbot.waitUntil(lambda: window.book is not None, timeout=20000)
-    assert window.indexing.busy()  # now writing situating sentences with the model
+    assert window.indexing.busy()  # now writing section summaries with the model
     panel = window.ask_panel
     panel.budget = 4
     panel.question.setText(QUESTION)

@@ -94,7 +94,7 @@ def test_the_model_server_failing_mid_stage(tmp_path, fixtures, embedder):
         finished = BookIndexer(library, book_id, generator=RemoteGenerator(endpoint), embedder=embedder)
         result = finished.run(up_to=2)
         stats = result.stats[2]
-        assert stats["situating_written"] + stats["situating_fallbacks"] == 6 - len(
+        assert stats["situating_written"] + stats["situating_rejected"] == 6 - len(
             finished.store.nodes(kind="passage", section=1))
         assert finished.status()["stage_reached"] == 2
     finally:

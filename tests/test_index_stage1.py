@@ -182,8 +182,8 @@ def test_index_and_status_commands(chapterhouse_home, fixtures):
                             capture_output=True, text=True, cwd=root, env=env)
     document = json.loads(status.stdout)
     assert document["stage_reached"] == 1 and document["searchable"]
-    assert document["stages"]["2"] == {"name": "situating sentences", "done": 0, "total": 3, "built_by": None,
+    assert document["stages"]["2"] == {"name": "section summaries", "done": 0, "total": 3, "built_by": None,
                                        "stats": None}
     human = subprocess.run([sys.executable, "-m", "engine", "status", "Black Beauty"], capture_output=True,
                            text=True, cwd=root, env=env).stdout
-    assert "stage 1 of 4, searchable" in human and "situating sentences    0/3" in human
+    assert "stage 1 of 4, searchable" in human and "section summaries      0/3" in human

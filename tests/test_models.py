@@ -46,13 +46,31 @@ def test_settings_round_trip_in_the_config_dir(chapterhouse_home):
 
     settings = ModelSettings(generator=ModelChoice(source="file", path="/models/x.gguf"),
                              embedder=ModelChoice(source="remote", endpoint=EndpointSettings("http://h:1", model="e")),
-                             gpu_layers=12, threads=3, context_size=4096)
+                             gpu_layers=12, threads=3, context_size=4096, situating_sentences="off")
     path = settings.save()
     assert path == chapterhouse_home / "config" / "models.json"
     assert ModelSettings.load() == settings
+    path.write_text(path.read_text().replace('"situating_sentences": "off"', '"situating_sentences": "often"'))
+    with pytest.raises(ModelError, match=r"models\.json: .*situating_sentences must be auto, on or off"):
+        ModelSettings.load()
     path.write_text("{ not json")
     with pytest.raises(ModelError, match="unreadable"):
         ModelSettings.load()
+
+
+def test_situating_sentences_auto_follows_the_generators_size():
+    from engine.index.writing import writes_situating
+
+    class Sized:
+        def __init__(self, parameters):
+            self.parameters = parameters
+
+    assert not writes_situating(Sized(134_515_008))  # the embedded default
+    assert writes_situating(Sized(4_022_468_096))  # a 4B model
+    assert writes_situating(Sized(None))  # an endpoint: its size is unknown
+    assert writes_situating(Sized(134_515_008), "on") and not writes_situating(Sized(4_022_468_096), "off")
+    with pytest.raises(ValueError, match="not one of auto, on, off"):
+        writes_situating(Sized(None), "sometimes")
 
 
 # ------------------------------------------------------------ downloads
@@ -180,7 +198,7 @@ def test_models_command_lists_uses_configures_and_resets(cli, tmp_path):
     gguf = generator_spec(ModelSettings())["path"]
     used = cli("use", str(gguf))
     assert used.stdout.startswith(f"generator: {gguf}") and "llama, 30 layers" in used.stdout
-    assert "redo their situating sentences, summaries and cards" in used.stdout  # what will be re-indexed
+    assert "redo their summaries, situating sentences and cards" in used.stdout  # what will be re-indexed
     folder = tmp_path / "my-embedder"
     folder.mkdir()
     spec = embedder_spec(ModelSettings())

@@ -38,13 +38,14 @@ def _checksum(path: Path) -> str:
     return _file_checksum(str(path), stat.st_size, stat.st_mtime)
 
 
-def generator_identity(generator) -> dict:
+def generator_identity(generator, situating: bool = True) -> dict:
     path = getattr(generator, "path", None)
     if path is not None:
         identity = {"backend": "llama.cpp", "model": generator.model_id, "file": Path(path).name,
                     "checksum": _checksum(Path(path))}
     else:
         identity = {"backend": "remote", "model": generator.model_id, "url": generator.device.device}
+    identity["situating"] = situating
     identity["key"] = _key(identity)
     return identity
 
@@ -64,4 +65,8 @@ def embedder_identity(embedder) -> dict:
 
 def _key(identity: dict) -> str:
     parts = [str(identity.get(name, "")) for name in ("backend", "model", "file", "checksum", "url", "dimension")]
+    # Indexes built before situating sentences became optional all have them:
+    # only their absence changes the key, so those indexes are not rebuilt.
+    if identity.get("situating") is False:
+        parts.append("without situating sentences")
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]

@@ -1,8 +1,9 @@
 """Building a book's ladder, progressively, resumably and cancellably.
 
     stage 1  passages, BM25 and embeddings (no LLM): the book is searchable
-    stage 2  situating sentences (and the section summaries, read in the same
-             pass over each section), then passages re-indexed with them
+    stage 2  section summaries and, with generators able to write them,
+             situating sentences (read in the same pass over each section),
+             then passages re-indexed with them
     stage 3  summaries: sections, then tiers of three up to the book
     stage 4  book cards
 
@@ -37,9 +38,9 @@ from .searchfiles import build_generation, current_generation
 from .segmenter import SegmentationStats, llm_passages
 from .store import BOOK_SUMMARY, CARD, PART_SUMMARY, PASSAGE, SECTION_SUMMARY, TIER_SUMMARY, IndexStore, Node
 from .vectors import embed_windows
-from .writing import Cancelled, WritingStats, combine, situate_and_summarize
+from .writing import Cancelled, WritingStats, combine, situate_and_summarize, writes_situating
 
-STAGES = {1: "passages", 2: "situating sentences", 3: "summaries", 4: "cards"}
+STAGES = {1: "passages", 2: "section summaries", 3: "summary tiers", 4: "cards"}
 # Checkpoint steps, and the stage each belongs to.
 _PASSAGES, _CONTEXT, _SUMMARY, _TIERS, _CARDS = "passages", "context", "summary", "tiers", "cards"
 _LLM_STEPS = (_CONTEXT, _SUMMARY, _TIERS, _CARDS)
@@ -80,7 +81,7 @@ class RunResult:
 
 class BookIndexer:
     def __init__(self, library, book_id: str, *, settings=None, generator=None, embedder=None,
-                 segmenter: str = "fixed"):
+                 segmenter: str = "fixed", situating: str | None = None):
         from ..llm.settings import ModelSettings
 
         if segmenter not in ("fixed", "llm"):
@@ -94,6 +95,8 @@ class BookIndexer:
         self._generator = generator
         self._embedder = embedder
         self.parameters = ChunkingParameters(segmenter=segmenter)
+        self.situating_setting = situating or self.settings.situating_sentences
+        writes_situating(None, self.situating_setting)  # a bad setting fails here, before any work
         self.store = _guarded(lambda: IndexStore(folder / "book.sqlite"), self.book)
 
     # ------------------------------------------------------------ models
@@ -213,13 +216,18 @@ class BookIndexer:
                 self.store.clear_vectors()
             self.store.set_manifest_value("embedder", embedder)
         if up_to >= 2 or self.parameters.segmenter == "llm":
-            generator = generator_identity(self.generator)
+            generator = generator_identity(self.generator, self.situate)
             with self.store.transaction():
                 built = self.store.manifest_value("generator")
                 if built is not None and built.get("key") != generator["key"]:
                     # Keep the old text until each unit is redone: the book stays searchable.
                     self.store.forget_steps(_LLM_STEPS)
                 self.store.set_manifest_value("generator", generator)
+
+    @property
+    def situate(self) -> bool:
+        """Whether stage 2 writes situating sentences with this generator."""
+        return writes_situating(self.generator, self.situating_setting)
 
     def _record_stage(self, stage: int, stats: dict) -> None:
         builder = {"chunking": self.store.manifest_value("chunking"), "embedder": self.store.manifest_value("embedder")}
@@ -315,15 +323,17 @@ class BookIndexer:
             passages = self.store.nodes(kind=PASSAGE, section=section.ordinal)
             if passages:
                 contexts, summaries = situate_and_summarize(self.generator, self.book, section, passages, cancel,
-                                                            stats, identity)
+                                                            stats, identity, situate=self.situate)
             else:
                 contexts, summaries = {}, []
-            for passage in passages:
+            # Only passages whose situating sentence changed are embedded again.
+            restated = [passage for passage in passages if passage.context != contexts.get(passage.id)]
+            for passage in restated:
                 passage.context = contexts.get(passage.id)
-            changed = passages + summaries
+            changed = restated + summaries
             vectors = embed_windows(self.embedder, [node.embedded_text() for node in changed], cancel)
             with self.store.transaction():
-                self.store.set_contexts(contexts, identity)
+                self.store.set_contexts({passage.id: passage.context for passage in passages}, identity)
                 self.store.delete_nodes(section=section.ordinal, kinds=(PART_SUMMARY, SECTION_SUMMARY))
                 self.store.put_nodes(summaries)
                 self.store.put_vectors([(n.id, n.text_hash(), v) for n, v in zip(changed, vectors)])

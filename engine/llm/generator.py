@@ -35,6 +35,7 @@ class Generator(ABC):
     model_id: str
     context_size: int
     device: DeviceInfo
+    parameters: int | None = None  # the model's size, where the backend can tell
 
     # ------------------------------------------------------------ backend hooks
 

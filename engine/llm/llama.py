@@ -168,6 +168,7 @@ class LlamaGenerator(Generator):
         self.device = device_from_log(lines, gpu_offload_supported())
         self.device.notice = notice
         self.context_size = self._llm.n_ctx()
+        self.parameters = int(self._llm._model.n_params())
         log.info("loaded %s on %s, context %d tokens", path.name, self.device.describe(), self.context_size)
 
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter

@@ -41,6 +41,8 @@ class ModelSettings:
     gpu_layers: str | int = "auto"  # "auto": all layers when the build can offload; or a count
     threads: int | None = None  # None: llama.cpp and ONNX Runtime choose
     context_size: int | None = None  # None: the model's own, at most 8k
+    # "auto": only with generators of 1B parameters or more (see index.writing); "on"; "off"
+    situating_sentences: str = "auto"
 
     @classmethod
     def load(cls, path: Path | None = None) -> "ModelSettings":
@@ -55,6 +57,7 @@ class ModelSettings:
                 gpu_layers=data.get("gpu_layers", "auto"),
                 threads=data.get("threads"),
                 context_size=data.get("context_size"),
+                situating_sentences=_situating(data.get("situating_sentences", "auto")),
             )
         except (ValueError, TypeError, AttributeError) as error:
             raise ModelError(path, f"model settings are unreadable ({error}); fix or delete the file") from None
@@ -85,6 +88,12 @@ def settings_path() -> Path:
     return config_dir() / SETTINGS_FILE
 
 
+def _situating(value) -> str:
+    if value not in ("auto", "on", "off"):
+        raise ValueError(f"situating_sentences must be auto, on or off, not {value!r}")
+    return value
+
+
 def _choice(data: dict | None) -> ModelChoice:
     if not data:
         return ModelChoice()
@@ -102,6 +111,6 @@ def reindex_notice(role: str, before: str, after: str) -> str:
     if before == after:
         return "No change."
     if role == "generator":
-        return ("Books indexed before will redo their situating sentences, summaries and cards with the new "
+        return ("Books indexed before will redo their summaries, situating sentences and cards with the new "
                 "generator (their passages and vectors stay).")
     return "Books indexed before will recompute their vectors with the new embedder (nothing else is redone)."

@@ -88,6 +88,8 @@ def main() -> int:
     parser.add_argument("book", nargs="?", help="a book file (default: the bundled A Christmas Carol)")
     parser.add_argument("--stages", type=int, default=4, choices=[1, 2, 3, 4])
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--situating", choices=["auto", "on", "off"], default="auto",
+                        help="situating sentences in stage 2 (auto: only with generators of 1B parameters or more)")
     args = parser.parse_args()
 
     from engine.index.indexer import BookIndexer
@@ -104,7 +106,8 @@ def main() -> int:
         book_id = library.import_book(book_path).book_id
         embedder = open_embedder(settings)
         generator = open_generator(settings) if args.stages >= 2 else None
-        indexer = BookIndexer(library, book_id, settings=settings, generator=generator, embedder=embedder)
+        indexer = BookIndexer(library, book_id, settings=settings, generator=generator, embedder=embedder,
+                              situating=args.situating)
         book = indexer.book
         print(f"book: {book.title} ({len(book.text):,} characters, {len(book.sections)} sections)")
         started = time.perf_counter()
@@ -129,7 +132,7 @@ def main() -> int:
                   f"context: {prompt_rate:.0f} prompt tok/s, {generation_rate:.0f} generated tok/s")
             processed_total = 0
             llm_seconds = raw_seconds = 0.0
-            names = {2: "situating sentences", 3: "summaries and tiers", 4: "cards"}
+            names = {2: "section summaries (+ situating)", 3: "summary tiers", 4: "cards"}
             for stage in range(2, args.stages + 1):
                 s = stats[stage]
                 processed_total += s["processed_prompt_tokens"]
@@ -140,8 +143,8 @@ def main() -> int:
                       f"{s['processed_prompt_tokens']:7,} processed; {s['generated_tokens']:6,} generated; "
                       f"raw llama.cpp {raw:6.1f} s: ratio {s['seconds'] / raw if raw else 0:.2f}")
                 if stage == 2:
-                    print(f"         situating sentences written {s['situating_written']}, fallbacks "
-                          f"{s['situating_fallbacks']} {s['reasons']}; summaries {s['summaries_written']}, "
+                    print(f"         situating sentences written {s['situating_written']}, rejected "
+                          f"{s['situating_rejected']} {s['reasons']}; summaries {s['summaries_written']}, "
                           f"fallbacks {s['summary_fallbacks']}")
             print(f"whole ladder: processed prompt tokens {processed_total:,} = "
                   f"{processed_total / book_tokens:.2f} x the book (goal <= 1.5); LLM stages {llm_seconds:.1f} s vs raw "
