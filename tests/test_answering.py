@@ -238,6 +238,31 @@ def test_eval_harness_reports_recall_baselines_and_ablations(tmp_path, fixtures,
     assert quoted["questions"] == 2 and quoted["budget"] == 4
     assert 0.0 < quoted["required_sections_quoted"] <= overall["ladder"]["4"]["location_recall"]
     assert "digest_sections" in result.stdout
+    assert report["books"]["three-chapters"]["stage"] == 1 and "stage:1" in report["location_recall"]
+    assert "goals:" in result.stdout and "clearly above the three baselines" in result.stdout
+
+
+def test_the_harness_says_which_goals_a_run_meets():
+    from engine.answer.evaluate import Question, Row, goal_lines, summarize
+
+    def rows(book: str, required: list[int], ladder: dict, baselines: list[int]) -> list[Row]:
+        question = Question(id=book, book_path=Path(f"{book}.txt"), question="?", sections=required)
+        made = [Row(question, "ladder", budget, found, 0.02) for budget, found in ladder.items()]
+        return made + [Row(question, method, budget, baselines, 0.01)
+                       for method in ("bm25", "dense", "hybrid") for budget in ladder]
+
+    books = {"full": {"title": "Full", "sections": 9, "stage": 4}, "plain": {"title": "Plain", "sections": 9,
+                                                                            "stage": 1}}
+    report = summarize(rows("full", [1, 2, 3], {12: [1, 2, 3], 6: [1, 2]}, [1]) +
+                       rows("plain", [4, 5], {12: [4], 6: [4]}, [4]), books)
+    text = "\n".join(goal_lines(report))
+    assert "stage 1 only, 12 passages: recall 0.500 over 1 questions (goal >= 0.85): NOT met" in text
+    assert "full ladder (1 books, 1 questions), 12 passages: recall 1.000 (goal >= 0.9): met" in text
+    assert "every required section found for 100% (goal >= 75%): met" in text
+    assert "full ladder, 6 passages: recall 0.667 (goal >= 0.8): NOT met" in text
+    # The plain book's ladder only ties its baselines: named, at both budgets.
+    assert "NOT met for plain [1] @12 (0.500 vs 0.500), plain [1] @6 (0.500 vs 0.500)" in text
+    assert "retrieval under 100 ms: mean 20.0 ms, max 20.0 ms: met" in text
 
 
 def test_a_draft_that_only_restates_the_question_adds_nothing():
