@@ -179,6 +179,6 @@ def run_ask(args) -> int:
 
 
 def _is_small(generator) -> bool:
-    from .answer.answering import is_small
+    from .llm.generator import is_small
 
     return is_small(generator)

@@ -19,9 +19,6 @@ from .retrieval import Retrieval
 
 RETRY_BUDGET = 14
 ANSWER_TOKENS = 220
-# A generator file under this size is a toy: its answer is shown as a draft
-# under the evidence digest rather than leading.
-SMALL_MODEL_BYTES = 1_000_000_000
 _CITATION = re.compile(r"\[([^\[\]]{1,80})\]")
 _PASSAGE_ID = re.compile(r"\bp\d+\.\d+\b")
 _NOT_FOUND = re.compile(r"\bnot found\b", re.I)
@@ -81,12 +78,6 @@ def _passage_dict(result: AnswerResult, node) -> dict:
             "start": node.start, "end": node.end, "text": node.text}
 
 
-def is_small(generator) -> bool:
-    path = getattr(generator, "path", None)
-    try:
-        return path is not None and path.stat().st_size < SMALL_MODEL_BYTES
-    except OSError:
-        return False
 
 
 def answer_messages(context, retrieval: Retrieval) -> list[ChatMessage]:

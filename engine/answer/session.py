@@ -6,10 +6,11 @@ from __future__ import annotations
 import time
 
 from ..index.indexer import BookIndexer
+from ..llm.generator import is_small
 from ..llm.types import CancelToken
 from .context import BookContext
 from .planning import Plan, code_plan, model_plan
-from .answering import RETRY_BUDGET, AnswerResult, adds_nothing, generate_answer, is_small, not_found, \
+from .answering import RETRY_BUDGET, AnswerResult, adds_nothing, generate_answer, not_found, \
     resolve_citations
 from .digest import DigestLine, evidence_digest
 from .retrieval import Features, Retrieval, retrieve

@@ -28,7 +28,17 @@ from .types import (
 # Below this many tokens of room to generate, a prompt is "too long" rather than
 # quietly allowed to answer in a handful of tokens.
 MIN_GENERATION_TOKENS = 16
+# Below this size a generator is a toy for what Chapterhouse asks of it:
+# its plans and answers are drafts, its situating sentences hurt retrieval.
+SMALL_MODEL_PARAMETERS = 1_000_000_000
 _ELLIPSIS = " [\u2026]"
+
+
+def is_small(generator) -> bool:
+    """True for a generator known to have under SMALL_MODEL_PARAMETERS; an
+    endpoint, whose size is unknown, is taken to be capable."""
+    parameters = getattr(generator, "parameters", None)
+    return parameters is not None and parameters < SMALL_MODEL_PARAMETERS
 
 
 class Generator(ABC):
