@@ -159,7 +159,8 @@ def situate_and_summarize(generator, book: Book, section: Section, passages: lis
             answer = _ask(generator, prefix, question,
                           GenerationOptions(max_tokens=72, temperature=0.0, repeat_penalty=1.1, stop=("\n",)),
                           cancel, stats)
-            sentence, reason = check_situating(answer, section, seen, book.text[passage.start:passage.end])
+            sentence, reason = check_situating(answer, section, seen, book.text[passage.start:passage.end],
+                                               _known_text(book, book.text[section.start:section.end]))
             if sentence is None:
                 stats.situating_rejected += 1
                 stats.reject(reason)
@@ -171,7 +172,7 @@ def situate_and_summarize(generator, book: Book, section: Section, passages: lis
                     "the people involved and what changes.")
         answer = _ask(generator, prefix, question,
                       GenerationOptions(max_tokens=150, temperature=0.0, repeat_penalty=1.15), cancel, stats)
-        summary, reason = check_summary(answer, section)
+        summary, reason = check_summary(answer, section, _known_text(book, book.text[section.start:section.end]))
         if summary is None:
             stats.summary_fallbacks += 1
             stats.reject(reason)
@@ -211,7 +212,7 @@ def combine(generator, book: Book, names: list[str], summaries: str, cancel: Can
     stats.count(completion)
     if completion.finish_reason == "cancelled":
         raise Cancelled()
-    text, reason = check_summary(completion.text, None)
+    text, reason = check_summary(completion.text, None, _known_text(book, " ".join(names) + "\n" + summaries))
     if text is None:
         stats.summary_fallbacks += 1
         stats.reject(reason)
@@ -223,8 +224,10 @@ def combine(generator, book: Book, names: list[str], summaries: str, cancel: Can
 # ------------------------------------------------------------ guards
 
 
-def check_situating(answer: str, section: Section, seen: set[str], passage: str = "") -> tuple[str | None, str]:
-    """The sentence to keep, or None with the reason it was refused."""
+def check_situating(answer: str, section: Section, seen: set[str], passage: str = "",
+                    known: str = "") -> tuple[str | None, str]:
+    """The sentence to keep, or None with the reason it was refused; `known`
+    is the text its names must come from (the section)."""
     text = " ".join(answer.strip().strip("\"\u201c\u201d'").split())
     text = re.sub(r"^(sure|certainly|okay|answer)[,:!.]?\s+", "", text, flags=re.I)
     # "The Ghost, in passage [P4], is introduced": the reference goes, the sentence stays.
@@ -245,12 +248,16 @@ def check_situating(answer: str, section: Section, seen: set[str], passage: str 
         return None, "repeated"
     if passage and _copies(text, passage):
         return None, "copies the passage"
+    if known and invents_names(text, known):
+        return None, "invented names"
     if not text.endswith((".", "!", "?")):
         text += "."
     return text[0].upper() + text[1:], ""
 
 
-def check_summary(answer: str, section: Section | None) -> tuple[str | None, str]:
+def check_summary(answer: str, section: Section | None, source: str = "") -> tuple[str | None, str]:
+    """The summary to keep (cut to length), or None with the reason it was
+    refused; `source` is what it summarizes, to catch invented names."""
     text = " ".join(answer.strip().split())
     text = re.sub(r"^(sure|certainly|okay|summary)[,:!.]?\s+", "", text, flags=re.I)
     if len(text.split()) < 8:
@@ -261,6 +268,8 @@ def check_summary(answer: str, section: Section | None) -> tuple[str | None, str
     problem = _common_problems(text, section)
     if problem:
         return None, problem
+    if source and invents_names(text, source):
+        return None, "invented names"
     if len(words) > MAX_SUMMARY_WORDS:
         text = _cut_at_sentence(text, MAX_SUMMARY_WORDS)
     return text, ""
@@ -281,6 +290,33 @@ def _common_problems(text: str, section: Section | None) -> str:
         if section is None or not _same_number(number, section):
             return "invented chapter number"
     return ""
+
+
+_YEAR = re.compile(r"\b1[0-9]{3}\b|\b20[0-9]{2}\b")
+_OPENS_SENTENCE = re.compile(r"(^|[.!?:;\"\u201c(]|\d\.)$")
+
+
+def invents_names(text: str, source: str, allowed: int = 1) -> bool:
+    """More than `allowed` capitalised words (not opening a sentence) that the
+    source never uses, or a year it never mentions: "In December 2017, John
+    Howard led a team to the North Pole", about a chapter of Black Beauty."""
+    known = {word.lower() for word in re.findall(r"[A-Za-z]+", source)}
+    if any(year not in source for year in _YEAR.findall(text)):
+        return True
+    invented = set()
+    previous = ""
+    for token in text.split():
+        word = re.sub(r"^[^A-Za-z]+|('s|\u2019s)?[^A-Za-z]*$", "", token)
+        if word[:1].isupper() and word[1:2].islower() and not _OPENS_SENTENCE.search(previous):
+            if any(part.lower() not in known for part in re.findall(r"[A-Za-z]+", word)):
+                invented.add(word)
+        previous = token
+    return len(invented) > allowed
+
+
+def _known_text(book: Book, text: str) -> str:
+    """What a summary may name: the text summarized, the book's title and author."""
+    return f"{book.title} {book.metadata.get('author') or ''}\n{text}"
 
 
 def _same_number(number: str, section: Section) -> bool:
