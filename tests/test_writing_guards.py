@@ -73,3 +73,17 @@ def test_situating_sentences_are_checked_against_their_passage_and_section(hunt)
                            passage, known) == (None, "repeated")
     assert check_situating("At Zenda, Rupert of Hentzau meets Flavia near the hedge of the meadow.", section,
                            set(), passage, known) == (None, "invented names")
+
+
+def test_lead_ins_go_and_map_lines_are_whole_sentences(hunt):
+    from engine.index.writing import summary_line
+
+    _, section, known = hunt
+    kept, _ = check_summary("In the story, the main events include: 1. The colts hear the hounds and run to the "
+                            "hedge; 2. The hare is caught; 3. A young horse falls at the brook.", section, known)
+    assert kept.startswith("The colts hear the hounds")
+    # The first sentence of a numbered list is its first item, not "1."
+    assert summary_line("The main events in the text are: 1. The hare is caught; 2. A horse falls.") == \
+        "The hare is caught."
+    assert summary_line("The squire's son, Mr. Gordon's heir, falls at the brook. Then the horse is shot.") == \
+        "The squire's son, Mr. Gordon's heir, falls at the brook."

@@ -19,7 +19,7 @@ from typing import Iterator
 from ..book import Book, readable
 from ..llm.types import CancelToken, ChatMessage, GenerationOptions
 from .store import CARD, Node
-from .writing import Cancelled, WritingStats
+from .writing import Cancelled, WritingStats, summary_line
 
 CARD_NAMES = ("structure", "characters", "terms", "chronology", "themes")
 _TITLES = {"structure": "How the book is arranged", "characters": "Characters", "terms": "Places, things and terms",
@@ -195,7 +195,7 @@ def _structure(generator, book, section_summaries, book_summary, cancel, stats):
     lines = []
     for section in book.sections:
         summary = section_summaries.get(section.ordinal, "")
-        first = re.split(r"(?<=[.!?])\s", summary, maxsplit=1)[0] if summary else ""
+        first = summary_line(summary) if summary else ""
         lines.append({"section": section.ordinal, "label": section.label,
                       "title": readable(section.title) if section.title else None, "line": first})
     schema = {"type": "object", "properties": {"overview": {"type": "string", "maxLength": 400}}, "required": ["overview"]}
@@ -308,7 +308,7 @@ def _chronology(generator, book, section_summaries, cancel, stats):
         stats.reject("card chronology")
         for section in book.sections:
             summary = section_summaries.get(section.ordinal, "")
-            first = re.split(r"(?<=[.!?])\s", summary, maxsplit=1)[0] if summary else ""
+            first = summary_line(summary) if summary else ""
             if first:
                 events.append({"section": section.ordinal, "label": section.label, "when": "", "event": first})
     text = "\n".join(f"{e['label']}{' (' + e['when'] + ')' if e['when'] else ''}: {e['event']}" for e in events)

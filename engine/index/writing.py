@@ -260,6 +260,7 @@ def check_summary(answer: str, section: Section | None, source: str = "") -> tup
     refused; `source` is what it summarizes, to catch invented names."""
     text = " ".join(answer.strip().split())
     text = re.sub(r"^(sure|certainly|okay|summary)[,:!.]?\s+", "", text, flags=re.I)
+    text = _without_lead_in(text)
     if len(text.split()) < 8:
         return None, "empty"
     words = text.split()
@@ -336,6 +337,28 @@ def _looping(words: list[str]) -> bool:
     """A small model stuck in a loop repeats the same three words."""
     trigrams = [tuple(words[i:i + 3]) for i in range(len(words) - 2)]
     return len(trigrams) >= 6 and len(set(trigrams)) < len(trigrams) * 0.7
+
+
+# "In the story, the main events include: 1. ...": the 135M default opens
+# most summaries so, and a card line cut at "1." said nothing.
+_LEAD_IN = re.compile(r"^(in (the|this) (story|text|chapter|part),?\s*)?(the )?main events( in (the|this) "
+                      r"(story|text|chapter|part))? (are|include)\s*:?\s*(\(?1[.)]\s+)?", re.I)
+
+
+def _without_lead_in(text: str) -> str:
+    stripped = _LEAD_IN.sub("", text)
+    return stripped[:1].upper() + stripped[1:] if stripped != text else text
+
+
+def summary_line(summary: str) -> str:
+    """A summary's first sentence, for one-line maps (a numbered item's "2."
+    is not a sentence end)."""
+    text = _without_lead_in(" ".join(summary.split()))
+    first = re.split(r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bDr\.)(?<!\bSt\.)(?<=[A-Za-z'\")\u2019\u201d][.!?])\s"
+                     r"|;\s*\(?2[.)]\s|\s\(?2[.)]\s", text, maxsplit=1)[0]
+    first = first.rstrip(" ;,:")
+    ended = first.endswith((".", "!", "?")) or first[-2:-1] in (".", "!", "?")
+    return first + "." if first and not ended else first
 
 
 def _first_sentence(text: str) -> str:
