@@ -265,6 +265,34 @@ def test_the_harness_says_which_goals_a_run_meets():
     assert "retrieval under 100 ms: mean 20.0 ms, max 20.0 ms: met" in text
 
 
+def test_a_draft_reads_only_the_passages_picked_first(session):
+    import re
+
+    from engine.answer.answering import answer_messages
+
+    retrieval = session.retrieve("How does the colt's life change from the meadow to being broken in?", budget=12)
+    assert len(retrieval.passages) > 3
+    blocks = lambda messages: re.findall(r"^\[(p\d+\.\d+)\]", messages[1].content, re.M)  # noqa: E731
+    assert blocks(answer_messages(session.context, retrieval)) == [node.id for node in retrieval.passages]
+    first = sorted(retrieval.ranked[:3], key=lambda node: node.start)
+    assert blocks(answer_messages(session.context, retrieval, 3)) == [node.id for node in first]
+
+
+def test_not_found_retries_once_with_more_passages_unless_it_is_a_draft(session):
+    question = 'Reply with the two words "not found" and nothing else: what colour is the moon in this book?'
+    draft = session.ask(question, budget=2)
+    assert draft.lead == "digest" and not draft.retried  # the digest already shows all that was found
+    generator = session.generator
+    saved, generator.parameters = generator.parameters, None  # a generator of unknown size counts as capable
+    try:
+        capable = session.ask(question, budget=2)
+    finally:
+        generator.parameters = saved
+    assert capable.lead == "answer" and capable.retried
+    assert 2 < len(capable.retrieval.passages) <= 14
+    assert capable.tokens["prompt"] > draft.tokens["prompt"]  # both calls are counted
+
+
 def test_a_draft_that_only_restates_the_question_adds_nothing():
     from engine.answer.answering import adds_nothing
 

@@ -10,7 +10,7 @@ from ..llm.generator import is_small
 from ..llm.types import CancelToken
 from .context import BookContext
 from .planning import Plan, code_plan, model_plan
-from .answering import RETRY_BUDGET, AnswerResult, adds_nothing, generate_answer, not_found, \
+from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing, generate_answer, not_found, \
     resolve_citations
 from .digest import DigestLine, evidence_digest
 from .retrieval import Features, Retrieval, retrieve
@@ -101,9 +101,14 @@ class AnswerSession:
         digested = time.perf_counter()
         if on_digest is not None:
             on_digest(digest, retrieval)
-        generated = generate_answer(self.generator, self.context, retrieval, cancel, on_text)
+        draft = is_small(self.generator)
+        shown = DRAFT_PASSAGES if draft else None
+        generated = generate_answer(self.generator, self.context, retrieval, cancel, on_text, shown)
         retried = False
-        if generated["finish"] != "cancelled" and not_found(generated["text"]) and budget < RETRY_BUDGET:
+        # A draft that says "not found" is not worth twice the wait: the digest
+        # already shows every passage found.
+        if (generated["finish"] != "cancelled" and not_found(generated["text"]) and budget < RETRY_BUDGET
+                and not draft):
             retried = True
             retrieval = retrieve(plan, self.context, budget=RETRY_BUDGET)
             if on_retry is not None:
@@ -119,7 +124,7 @@ class AnswerSession:
             discarded, answer, citations = answer, "", []
         first_token = generated["first_token"]
         return AnswerResult(
-            question=question, answer=answer, lead="digest" if is_small(self.generator) else "answer",
+            question=question, answer=answer, lead="digest" if draft else "answer",
             citations=citations, citations_dropped=dropped, not_found=not_found(answer), retried=retried,
             digest=digest, retrieval=retrieval, plan=plan, cancelled=generated["finish"] == "cancelled",
             labels={s.ordinal: s.label for s in self.context.book.sections}, discarded_draft=discarded,
