@@ -4,7 +4,7 @@
     stage 2  section summaries and, with generators able to write them,
              situating sentences (read in the same pass over each section),
              then passages re-indexed with them
-    stage 3  summaries: sections, then tiers of three up to the book
+    stage 3  summary tiers: groups of three sections, up to the book
     stage 4  book cards
 
 Every unit of work (a section of a stage, a tier level, a card) is computed

@@ -160,7 +160,7 @@ def situate_and_summarize(generator, book: Book, section: Section, passages: lis
                           GenerationOptions(max_tokens=72, temperature=0.0, repeat_penalty=1.1, stop=("\n",)),
                           cancel, stats)
             sentence, reason = check_situating(answer, section, seen, book.text[passage.start:passage.end],
-                                               _known_text(book, book.text[section.start:section.end]))
+                                               known_text(book, book.text[section.start:section.end]))
             if sentence is None:
                 stats.situating_rejected += 1
                 stats.reject(reason)
@@ -172,7 +172,7 @@ def situate_and_summarize(generator, book: Book, section: Section, passages: lis
                     "the people involved and what changes.")
         answer = _ask(generator, prefix, question,
                       GenerationOptions(max_tokens=150, temperature=0.0, repeat_penalty=1.15), cancel, stats)
-        summary, reason = check_summary(answer, section, _known_text(book, book.text[section.start:section.end]))
+        summary, reason = check_summary(answer, section, known_text(book, book.text[section.start:section.end]))
         if summary is None:
             stats.summary_fallbacks += 1
             stats.reject(reason)
@@ -212,7 +212,7 @@ def combine(generator, book: Book, names: list[str], summaries: str, cancel: Can
     stats.count(completion)
     if completion.finish_reason == "cancelled":
         raise Cancelled()
-    text, reason = check_summary(completion.text, None, _known_text(book, " ".join(names) + "\n" + summaries))
+    text, reason = check_summary(completion.text, None, known_text(book, " ".join(names) + "\n" + summaries))
     if text is None:
         stats.summary_fallbacks += 1
         stats.reject(reason)
@@ -315,7 +315,7 @@ def invents_names(text: str, source: str, allowed: int = 1) -> bool:
     return len(invented) > allowed
 
 
-def _known_text(book: Book, text: str) -> str:
+def known_text(book: Book, text: str) -> str:
     """What a summary may name: the text summarized, the book's title and author."""
     return f"{book.title} {book.metadata.get('author') or ''}\n{text}"
 
