@@ -129,6 +129,21 @@ def test_the_digest_quotes_the_book_and_cites_retrieved_passages(session):
     assert any("hare" in line.text for line in lines)
 
 
+def test_digest_lines_come_from_different_sections_first():
+    from types import SimpleNamespace
+
+    from engine.answer.digest import _choose
+
+    def pair(score, passage_id, section):
+        return (score, (0, 0, 0, 0, f"sentence {score}", SimpleNamespace(id=passage_id, section=section)))
+
+    scored = [pair(0.9, "p1.1", 1), pair(0.88, "p1.1", 1), pair(0.85, "p1.2", 1), pair(0.8, "p4.1", 4)]
+    assert [item[0] for item in _choose(scored, several_passages=True)] == [0.9, 0.8, 0.85]
+    # One passage only: its best sentences, whatever their passage.
+    alone = [pair(0.9, "p1.1", 1), pair(0.88, "p1.1", 1)]
+    assert [item[0] for item in _choose(alone, several_passages=False)] == [0.9, 0.88]
+
+
 def test_citations_that_do_not_resolve_are_dropped(session):
     found = session.retrieve("What did the old horse say about the hare?", budget=4)
     real = found.passages[0].id

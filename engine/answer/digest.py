@@ -4,7 +4,9 @@ with its citation. No generator call: it is always faithful (the sentences
 are the book's own) and takes a fraction of a second, so it is shown first.
 
 Sentences are first shortlisted by the words they share with the part (and
-its anchors), then ranked by the embedder; anchors break ties.
+its anchors), then ranked by the embedder; anchors break ties. Lines come
+from different sections where the ranking allows: a cross-chapter answer
+rests on several.
 """
 
 from __future__ import annotations
@@ -20,6 +22,10 @@ from .retrieval import Retrieval
 
 _SHORTLIST = 16
 _MAX_LINES = 3
+# A line scoring under this share of the part's best is left out. Measured on
+# the development set (12 passages): 0.85 quoted 37% of the required sections
+# in 2.9 lines a question, 0.7 quotes 47% in 3.8.
+_CUTOFF = 0.7
 
 
 @dataclass
@@ -80,22 +86,28 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         scored = sorted(
             ((float(sim) + 0.05 * item[1] + 0.005 * item[0], item) for sim, item in zip(similarity, shortlist)),
             key=lambda pair: -pair[0])
-        best = scored[0][0]
-        chosen, used_passages = [], set()
-        for score, item in scored:
-            if len(chosen) >= _MAX_LINES or (chosen and score < best * 0.85):
-                break
-            passage = item[5]
-            if chosen and passage.id in used_passages and len(evidence.passages) > 1:
-                continue
-            chosen.append((score, item))
-            used_passages.add(passage.id)
+        chosen = _choose([pair for pair in scored if pair[0] >= scored[0][0] * _CUTOFF],
+                         several_passages=len(evidence.passages) > 1)
         for score, (_, _, start, end, sentence, passage) in sorted(chosen, key=lambda pair: pair[1][2]):
             section = book.sections[passage.section - 1] if passage.section else None
             lines.append(DigestLine(part=index, text=sentence, passage_id=passage.id, section=passage.section,
                                     label=section.label if section else "", start=start, end=end,
                                     score=round(score, 4)))
     return lines
+
+
+def _choose(scored: list, several_passages: bool) -> list:
+    """Up to three lines, best first: one per section, then one per passage."""
+    chosen, sections, passages = [], set(), set()
+    for distinct in (lambda passage: passage.section not in sections,
+                     lambda passage: passage.id not in passages or not several_passages):
+        for pair in scored:
+            passage = pair[1][5]
+            if len(chosen) < _MAX_LINES and pair not in chosen and distinct(passage):
+                chosen.append(pair)
+                sections.add(passage.section)
+                passages.add(passage.id)
+    return chosen
 
 
 def digest_markdown(lines: list[DigestLine], part_texts: list[str]) -> str:
