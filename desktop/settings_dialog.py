@@ -190,8 +190,8 @@ class SettingsDialog(QDialog):
         self.situating.setCurrentIndex(max(0, self.situating.findData(settings.situating_sentences)))
         self.situating.setToolTip(
             "One sentence per passage that places it in the book, searched with the passage. Small models "
-            "write them badly (with the 135M default they lowered retrieval) and they take most of the "
-            "indexing time.")
+            "write them badly (with the 135M default they lowered retrieval), and each one is a model call "
+            "while indexing.")
         indexing_form.addRow("Situating sentences:", self.situating)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self)
         buttons.accepted.connect(self.accept)
