@@ -185,7 +185,8 @@ def run_evaluation(questions: list[Question], library, *, budgets=(12, 6), stage
                     quoted = sorted({line.section for line in session.digest(found) if line.section is not None})
                 rows.append(Row(question, "ladder", budget, found.sections, found.seconds,
                                 ranked_texts=[n.text for n in found.ranked],
-                                digest=session.digest_text(found) if question.kind == "answers" else "",
+                                digest=session.digest_text(found)
+                                if question.kind == "answers" and budget == budgets[0] else "",
                                 digest_sections=quoted))
                 for method in BASELINES:
                     started = time.perf_counter()
