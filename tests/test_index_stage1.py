@@ -104,7 +104,7 @@ def test_stage_one_makes_the_book_searchable_on_disk(stage1, embedder):
     folder = library.folder(book_id) / "index"
     assert (folder / "CURRENT").is_file()
     generation = folder / f"gen-{status['generation']}"
-    assert (generation / "tantivy" / "meta.json").is_file() and (generation / "vectors.hnsw").is_file()
+    assert (generation / "tantivy-1" / "meta.json").is_file() and (generation / "vectors.hnsw").is_file()
 
     # A new process would open the files afresh: so does a new store and search.
     store = IndexStore(library.folder(book_id) / "book.sqlite")
@@ -125,6 +125,28 @@ def test_stage_one_makes_the_book_searchable_on_disk(stage1, embedder):
     # The query language's special characters are just text.
     assert search.search('what:does "the (hare) mean? AND OR') is not None
     store.close()
+
+
+def test_summaries_and_cards_do_not_change_how_passages_rank(stage1):
+    from engine.index.searchfiles import build_generation
+    from engine.index.store import CARD, SECTION_SUMMARY, Node
+
+    library, book_id, indexer = stage1
+    search = indexer.search()
+    query = "the hare and the dogs in the field"
+    before = search.bm25(query, levels=[1], k=8)
+    # Upper tiers full of the query's words, as an LLM stage would write them.
+    with indexer.store.transaction():
+        indexer.store.put_nodes([
+            Node(id="s1", level=2, kind=SECTION_SUMMARY, section=1, seq=0, text="The hare and the dogs. " * 20,
+                 sections=[1]),
+            Node(id="card:themes", level=3, kind=CARD, section=None, seq=0, text="hare dogs field " * 30),
+        ])
+    build_generation(library.folder(book_id) / "index", indexer.store)
+    search = indexer.search()
+    assert search.bm25(query, levels=[1], k=8) == before  # the same passages, the same scores
+    assert [node_id for node_id, _ in search.bm25(query, levels=[2], k=3)] == ["s1"]
+    assert {"card:themes", "s1"} <= {node_id for node_id, _ in search.bm25(query, levels=[1, 2, 3], k=20)}
 
 
 def test_a_second_run_redoes_nothing(stage1):

@@ -1,6 +1,11 @@
 """The on-disk search indexes of a book: Tantivy (stemmed English BM25) and
 hnswlib (cosine), both derived from the index tables in SQLite.
 
+Each level of the ladder (passages, summaries, cards) has a Tantivy index of
+its own, so BM25's word statistics for passages are the book's alone: with
+one index, the summaries' and cards' words made a passage's rank depend on
+what the LLM stages wrote (The Call of the Wild lost a required chapter).
+
 Each build writes a complete new generation into a folder of its own and then
 switches the `CURRENT` pointer with one atomic rename, so readers see either
 the old indexes or the new ones, never a half-built one, and a kill during a
@@ -22,6 +27,7 @@ import numpy as np
 from .store import IndexStore
 
 _POINTER = "CURRENT"
+_TANTIVY = "tantivy"
 _NO_SECTION = -1
 
 
@@ -58,17 +64,20 @@ def build_generation(folder: Path, store: IndexStore) -> Generation:
     try:
         nodes = store.nodes()
         schema = _schema()
-        (staging / "tantivy").mkdir()
-        index = tantivy.Index(schema, path=str(staging / "tantivy"))
-        writer = index.writer(heap_size=64_000_000, num_threads=1)
-        for node in nodes:
-            writer.add_document(tantivy.Document(
-                node_id=node.id, level=node.level,
-                section=node.section if node.section is not None else _NO_SECTION,
-                text=node.text, context=" ".join(filter(None, [node.title, node.context])),
-            ))
-        writer.commit()
-        writer.wait_merging_threads()
+        for level in sorted({node.level for node in nodes}):
+            path = staging / f"{_TANTIVY}-{level}"
+            path.mkdir()
+            index = tantivy.Index(schema, path=str(path))
+            writer = index.writer(heap_size=64_000_000, num_threads=1)
+            for node in nodes:
+                if node.level == level:
+                    writer.add_document(tantivy.Document(
+                        node_id=node.id, level=node.level,
+                        section=node.section if node.section is not None else _NO_SECTION,
+                        text=node.text, context=" ".join(filter(None, [node.title, node.context])),
+                    ))
+            writer.commit()
+            writer.wait_merging_threads()
 
         ids, matrix = store.vectors()
         if ids:
@@ -139,8 +148,13 @@ class OpenGeneration:
         import tantivy
 
         self.generation = generation
-        self.index = tantivy.Index.open(str(generation.folder / "tantivy"))
-        self.searcher = self.index.searcher()
+        # level -> (index, searcher); None stands for every level, in a
+        # generation written before levels had an index each.
+        self.indexes: dict[int | None, tuple] = {}
+        for path in generation.folder.glob(f"{_TANTIVY}*"):
+            level = int(path.name.rsplit("-", 1)[1]) if "-" in path.name else None
+            index = tantivy.Index.open(str(path))
+            self.indexes[level] = (index, index.searcher())
         meta = json.loads((generation.folder / "vectors.json").read_text())
         self.ids: list[str] = meta["ids"]
         self.levels = np.array(meta["levels"], dtype=np.int64)
@@ -159,27 +173,33 @@ class OpenGeneration:
             cleaned = cleaned.replace('"', " ")
         if not cleaned.strip():
             return []
-        parsed, _errors = self.index.parse_query_lenient(cleaned, list(fields))
-        return self._run(parsed, levels, sections, k)
+        return self._run(cleaned, list(fields), levels, sections, k)
 
     def phrase(self, words: str, levels: set[int], sections: set[int] | None, k: int) -> list[tuple[str, float]]:
         """Passages holding these words in this order (stemmed): an exact anchor."""
         cleaned = " ".join(_QUERY_NOISE.sub(" ", words).replace('"', " ").split())
         if not cleaned:
             return []
-        parsed, _errors = self.index.parse_query_lenient(f'"{cleaned}"', ["text"])
-        return self._run(parsed, levels, sections, k)
+        return self._run(f'"{cleaned}"', ["text"], levels, sections, k)
 
-    def _run(self, parsed, levels: set[int], sections: set[int] | None, k: int) -> list[tuple[str, float]]:
+    def _run(self, query: str, fields: list[str], levels: set[int], sections: set[int] | None,
+             k: int) -> list[tuple[str, float]]:
         import tantivy
 
-        schema = self.index.schema
-        clauses = [(tantivy.Occur.Must, parsed),
-                   (tantivy.Occur.Must, tantivy.Query.term_set_query(schema, "level", sorted(levels)))]
-        if sections is not None:
-            clauses.append((tantivy.Occur.Must, tantivy.Query.term_set_query(schema, "section", sorted(sections))))
-        found = self.searcher.search(tantivy.Query.boolean_query(clauses), limit=k, count=False)
-        return [(self.searcher.doc(address)["node_id"][0], float(score)) for score, address in found.hits]
+        hits: list[tuple[str, float]] = []
+        for level, (index, searcher) in self.indexes.items():
+            if level is not None and level not in levels:
+                continue
+            parsed, _errors = index.parse_query_lenient(query, fields)
+            clauses = [(tantivy.Occur.Must, parsed),
+                       (tantivy.Occur.Must, tantivy.Query.term_set_query(index.schema, "level", sorted(levels)))]
+            if sections is not None:
+                clauses.append((tantivy.Occur.Must,
+                                tantivy.Query.term_set_query(index.schema, "section", sorted(sections))))
+            found = searcher.search(tantivy.Query.boolean_query(clauses), limit=k, count=False)
+            hits.extend((searcher.doc(address)["node_id"][0], float(score)) for score, address in found.hits)
+        # Levels searched together (rare) interleave by score.
+        return sorted(hits, key=lambda hit: -hit[1])[:k] if len(self.indexes) > 1 else hits
 
     def dense(self, vector: np.ndarray, levels: set[int], sections: set[int] | None, k: int) -> list[tuple[str, float]]:
         if self.space is None:
