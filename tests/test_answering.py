@@ -272,7 +272,7 @@ def test_the_harness_says_which_goals_a_run_meets():
                        rows("plain", [4, 5], {12: [4], 6: [4]}, [4]), books)
     text = "\n".join(goal_lines(report))
     assert "stage 1 only, 12 passages: recall 0.500 over 1 questions (goal >= 0.85): NOT met" in text
-    assert "full ladder (1 books, 1 questions), 12 passages: recall 1.000 (goal >= 0.9): met" in text
+    assert "full ladder (only 1 of 2 books, 1 questions), 12 passages: recall 1.000 (goal >= 0.9): met" in text
     assert "every required section found for 100% (goal >= 75%): met" in text
     assert "full ladder, 6 passages: recall 0.667 (goal >= 0.8): NOT met" in text
     # The plain book's ladder only ties its baselines: named, at both budgets.
