@@ -117,7 +117,7 @@ def main() -> int:
     from engine.llm.settings import ModelSettings
 
     dialog = SettingsDialog(ModelSettings.load(), "SmolLM2-135M: CPU (this llama.cpp build has no GPU support)", window)
-    dialog.resize(620, 560)
+    dialog.resize(620, dialog.sizeHint().height())
     dialog.show()
     shot("7-settings", dialog)
     dialog.close()
