@@ -87,3 +87,12 @@ def test_lead_ins_go_and_map_lines_are_whole_sentences(hunt):
         "The hare is caught."
     assert summary_line("The squire's son, Mr. Gordon's heir, falls at the brook. Then the horse is shot.") == \
         "The squire's son, Mr. Gordon's heir, falls at the brook."
+
+
+def test_a_card_alias_that_is_another_frequent_name_is_refused():
+    from engine.index.cards import plausible_alias
+
+    frequent = ["Scrooge", "Bob Cratchit", "Ghost", "Marley", "Bob"]
+    assert not plausible_alias("Scrooge", "Bob Cratchit", frequent)
+    assert plausible_alias("Bob", "Bob Cratchit", frequent)  # part of the same name
+    assert plausible_alias("Darkie", "Black Beauty", frequent)  # an epithet, not another character

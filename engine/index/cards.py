@@ -233,7 +233,8 @@ def _characters(generator, book, names, book_summary, cancel, stats):
         name = str(item.get("name", "")).strip()
         if not name or name not in book.text:
             continue  # the model named someone the book does not
-        aliases = [a.strip() for a in item.get("also_called", []) if a and a.strip() in book.text and a.strip() != name]
+        aliases = [a.strip() for a in item.get("also_called", []) if a and a.strip() in book.text
+                   and a.strip() != name and plausible_alias(a.strip(), name, top)]
         by_name[name] = {"name": name, "also_called": aliases, "who": str(item.get("who", "")).strip()}
     if not by_name:
         stats.reject("card characters")
@@ -251,6 +252,12 @@ def _characters(generator, book, names, book_summary, cancel, stats):
         f"{c['name']}{' (also ' + ', '.join(c['also_called']) + ')' if c['also_called'] else ''}"
         f"{': ' + c['who'] if c['who'] else ''} \u2014 in {_labels(book, c['sections'])}" for c in characters)
     return "characters", {"characters": characters}, text
+
+
+def plausible_alias(alias: str, name: str, frequent_names) -> bool:
+    """Another of the book's frequent names, sharing no word with this one, is
+    another character: the 135M default called Scrooge "Bob Cratchit"."""
+    return bool(set(alias.lower().split()) & set(name.lower().split())) or alias not in frequent_names
 
 
 def _terms(generator, book, names, book_summary, cancel, stats):
