@@ -81,8 +81,6 @@ def _passage_dict(result: AnswerResult, node) -> dict:
             "start": node.start, "end": node.end, "text": node.text}
 
 
-
-
 def answer_messages(context, retrieval: Retrieval, passages: int | None = None) -> list[ChatMessage]:
     """System rules and the book's structural card first (the same for every
     question on this book, so its prompt state is reused), then the evidence:
