@@ -256,10 +256,19 @@ class MainWindow(QMainWindow):
                           on_error=self._error)
 
     def _read_library(self, context) -> list[tuple]:
-        """Every book with the stage its index has reached (in a worker)."""
-        from engine.index.indexer import stage_reached
+        """Every book with the stage its index has reached (in a worker); a
+        book whose upper stages another generator built counts as at stage 1,
+        so it is indexed again."""
+        from engine.index.indexer import stage_in_use
+        from engine.llm.errors import ModelError
+        from engine.llm.settings import ModelSettings
 
-        return [(summary, stage_reached(self.library, summary.book_id)) for summary in self.library.list_books()]
+        try:
+            settings = ModelSettings.load()
+        except ModelError:
+            settings = None  # unreadable settings are reported when a model is opened
+        return [(summary, stage_in_use(self.library, summary.book_id, settings))
+                for summary in self.library.list_books()]
 
     def _show_books(self, books) -> None:
         self._statuses = {summary.book_id: stage for summary, stage in books}

@@ -121,6 +121,24 @@ def test_search_reaches_every_level(full):
     assert situated.id in [hit.node.id for hit in search.search(words, levels=[1], k=6)]
 
 
+def test_a_book_built_by_another_generator_is_indexed_again_by_the_app(full, tmp_path):
+    from engine.index.indexer import stage_in_use, stage_reached
+    from engine.llm.settings import FILE, ModelChoice
+
+    indexer, _, _ = full
+    library, book_id = indexer.library, indexer.book_id
+    assert stage_reached(library, book_id) == 4
+    # The default generator wrote it, with situating sentences asked for.
+    assert stage_in_use(library, book_id, ModelSettings(situating_sentences="on")) == 4
+    assert stage_in_use(library, book_id, ModelSettings()) == 4  # "auto" follows the model
+    assert stage_in_use(library, book_id, ModelSettings(situating_sentences="off")) == 1
+    other = tmp_path / "a-bigger-model.gguf"
+    other.write_bytes(b"GGUF")  # only its name and place are read here
+    chosen = ModelSettings(generator=ModelChoice(source=FILE, path=str(other)), situating_sentences="on")
+    assert stage_in_use(library, book_id, chosen) == 1
+    assert stage_in_use(library, book_id, None) == 4
+
+
 def test_a_new_generator_redoes_stages_two_to_four_only(full, models, tmp_path):
     indexer, _, _ = full
     copy = tmp_path / "renamed-model.gguf"

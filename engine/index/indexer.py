@@ -449,6 +449,48 @@ def stage_reached(library, book_id: str) -> int:
     return stage
 
 
+def stage_in_use(library, book_id: str, settings) -> int:
+    """stage_reached, but 1 when stages 2-4 were built by another generator
+    (or situating choice) than the settings now name: those stages are redone
+    at the next run, so the book is queued again. Reads, loads no model."""
+    stage = stage_reached(library, book_id)
+    if stage >= 2 and settings is not None and _built_by_another_generator(library, book_id, settings):
+        return 1
+    return stage
+
+
+def _built_by_another_generator(library, book_id: str, settings) -> bool:
+    import json as _json
+    import sqlite3 as _sqlite
+
+    from ..llm.errors import ModelError as _ModelError
+    from ..llm.loading import generator_spec
+
+    database = library.folder(book_id) / "book.sqlite"
+    try:
+        connection = _sqlite.connect(f"file:{database}?mode=ro", uri=True)
+        try:
+            row = connection.execute("SELECT value FROM index_manifest WHERE key = 'generator'").fetchone()
+        finally:
+            connection.close()
+        spec = generator_spec(settings)
+    except (_sqlite.OperationalError, _ModelError):
+        return False  # nothing built, or a model that is missing: reported when indexing runs
+    built = _json.loads(row[0]) if row else None
+    if built is None:
+        return False
+    if spec["backend"] != built.get("backend"):
+        return True
+    if spec["backend"] == "llama.cpp" and (built.get("file"), built.get("model")) != (spec["path"].name,
+                                                                                    spec["model_id"]):
+        return True
+    if spec["backend"] == "remote" and spec["endpoint"].model and built.get("model") != spec["endpoint"].model:
+        return True
+    # "auto" follows the model (unchanged here); an explicit choice is compared.
+    choice = settings.situating_sentences
+    return choice != "auto" and built.get("situating", True) != (choice == "on")
+
+
 def _tier_calls(count: int) -> int:
     calls = 0
     while count > 1:
