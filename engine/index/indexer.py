@@ -426,17 +426,9 @@ class BookIndexer:
 def stage_reached(library, book_id: str) -> int:
     """How far a book's index has got, read from its checkpoints alone (no
     book text loaded): cheap enough for listing a whole library."""
-    import sqlite3 as _sqlite
-
-    database = library.folder(book_id) / "book.sqlite"
     sections = library.summary(book_id).sections
-    try:
-        connection = _sqlite.connect(f"file:{database}?mode=ro", uri=True)
-        try:
-            rows = connection.execute("SELECT step, COUNT(*) FROM index_progress GROUP BY step").fetchall()
-        finally:
-            connection.close()
-    except _sqlite.OperationalError:
+    rows = _read_only(library, book_id, "SELECT step, COUNT(*) FROM index_progress GROUP BY step")
+    if rows is None:
         return 0  # never indexed: the tables do not exist yet
     done = dict(rows)
     stage = 0
@@ -459,26 +451,33 @@ def stage_in_use(library, book_id: str, settings) -> int:
     return stage
 
 
-def _built_by_another_generator(library, book_id: str, settings) -> bool:
-    import json as _json
-    import sqlite3 as _sqlite
-
-    from ..llm.errors import ModelError as _ModelError
-    from ..llm.loading import generator_spec
-
+def _read_only(library, book_id: str, query: str) -> list | None:
+    """A query's rows from a book's database, opened read-only; None before
+    indexing has made its tables."""
     database = library.folder(book_id) / "book.sqlite"
     try:
-        connection = _sqlite.connect(f"file:{database}?mode=ro", uri=True)
+        connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
         try:
-            row = connection.execute("SELECT value FROM index_manifest WHERE key = 'generator'").fetchone()
+            return connection.execute(query).fetchall()
         finally:
             connection.close()
-        spec = generator_spec(settings)
-    except (_sqlite.OperationalError, _ModelError):
-        return False  # nothing built, or a model that is missing: reported when indexing runs
-    built = _json.loads(row[0]) if row else None
-    if built is None:
+    except sqlite3.OperationalError:
+        return None
+
+
+def _built_by_another_generator(library, book_id: str, settings) -> bool:
+    import json
+
+    from ..llm.loading import generator_spec
+
+    rows = _read_only(library, book_id, "SELECT value FROM index_manifest WHERE key = 'generator'")
+    if not rows:
         return False
+    try:
+        spec = generator_spec(settings)
+    except ModelError:
+        return False  # a model that is missing is reported when indexing runs
+    built = json.loads(rows[0][0])
     if spec["backend"] != built.get("backend"):
         return True
     if spec["backend"] == "llama.cpp" and (built.get("file"), built.get("model")) != (spec["path"].name,
