@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.answer.digest import quoted
 from engine.llm.types import CancelToken
 
 from .book_map import BookMap
@@ -419,15 +420,10 @@ def _digest_html(lines: list[dict], parts: list[str]) -> str:
         if len(parts) > 1:
             out.append(f"<p><i>{html.escape(part)}</i></p>")
         items = "".join(
-            f"<li>{html.escape(_quoted(line['text']))} <a href=\"quote:{number}\">"
+            f"<li>{html.escape(quoted(line['text']))} <a href=\"quote:{number}\">"
             f"[{html.escape(line['label'])}]</a></li>" for number, line in mine)
         out.append(f"<ul>{items}</ul>")
     return "".join(out)
-
-
-def _quoted(sentence: str) -> str:
-    """The sentence in quotation marks, unless it opens with its own (dialogue)."""
-    return sentence if sentence[:1] in "\"'\u201c\u2018" else f"\u201c{sentence}\u201d"
 
 
 def _answer_html(answer: str, citations: list[dict]) -> str:

@@ -129,6 +129,7 @@ def run_retrieve(args) -> int:
 
 def run_ask(args) -> int:
     from .answer.digest import digest_markdown
+    from .llm.generator import is_small
     from .llm.types import CancelToken
     import signal
 
@@ -141,7 +142,7 @@ def run_ask(args) -> int:
         if not quiet:
             print("Evidence:")
             print(digest_markdown(lines, [part.part.text for part in retrieval.parts]))
-            small = session.generator is not None and _is_small(session.generator)
+            small = session.generator is not None and is_small(session.generator)
             print("\nDraft answer (the default model is tiny; see the evidence above):" if small else "\nAnswer:")
             sys.stdout.flush()
 
@@ -176,9 +177,3 @@ def run_ask(args) -> int:
     print(f"\n(retrieval {timings['retrieval'] * 1000:.0f} ms, first token {timings['first_token']} s, "
           f"total {timings['total']} s; {result.citations_dropped} citations dropped)")
     return 0
-
-
-def _is_small(generator) -> bool:
-    from .llm.generator import is_small
-
-    return is_small(generator)

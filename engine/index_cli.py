@@ -7,6 +7,7 @@ import signal
 import sys
 import time
 
+from .llm.settings import SITUATING_SETTINGS
 from .llm.types import CancelToken
 
 
@@ -16,7 +17,7 @@ def add_parsers(commands) -> None:
     index.add_argument("--stage", type=int, choices=[1, 2, 3, 4], default=4,
                        help="stop after this stage (1 passages, 2 section summaries and situating sentences, "
                             "3 summaries, 4 cards)")
-    index.add_argument("--situating", choices=["auto", "on", "off"], default=None,
+    index.add_argument("--situating", choices=SITUATING_SETTINGS, default=None,
                        help="write a situating sentence per passage in stage 2 (default: the settings' choice, "
                             "auto: only with generators of 1B parameters or more)")
     index.add_argument("--segmenter", choices=["fixed", "llm"], default="fixed",

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.importer import parse_book
-from engine.index.writing import known_text, check_situating, check_summary, invents_names
+from engine.index.writing import known_words, check_situating, check_summary, invents_names
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "three-chapters.txt"
 
@@ -17,7 +17,7 @@ FIXTURE = Path(__file__).resolve().parent / "fixtures" / "three-chapters.txt"
 def hunt():
     book = parse_book(FIXTURE)
     section = book.sections[1]  # Chapter 2, "The Hunt"
-    return book, section, known_text(book, book.text[section.start:section.end])
+    return book, section, known_words(book, book.text[section.start:section.end])
 
 
 def test_a_faithful_summary_is_kept_and_cut_to_length(hunt):

@@ -11,7 +11,6 @@ rests on several.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -119,8 +118,10 @@ def digest_markdown(lines: list[DigestLine], part_texts: list[str]) -> str:
         if len(part_texts) > 1:
             out.append(f"{text}:")
         for line in mine:
-            quote = re.sub(r"\s+", " ", line.text)
-            if not quote.startswith(("\u201c", '"', "\u2018", "'")):
-                quote = f"\u201c{quote}\u201d"
-            out.append(f"  {quote} [{line.passage_id}, {line.label}]")
+            out.append(f"  {quoted(' '.join(line.text.split()))} [{line.passage_id}, {line.label}]")
     return "\n".join(out)
+
+
+def quoted(sentence: str) -> str:
+    """The sentence in quotation marks, unless it opens with its own (dialogue)."""
+    return sentence if sentence[:1] in "\"'\u201c\u2018" else f"\u201c{sentence}\u201d"

@@ -82,10 +82,12 @@ class RunResult:
 class BookIndexer:
     def __init__(self, library, book_id: str, *, settings=None, generator=None, embedder=None,
                  segmenter: str = "fixed", situating: str | None = None):
-        from ..llm.settings import ModelSettings
+        from ..llm.settings import SITUATING_SETTINGS, ModelSettings
 
         if segmenter not in ("fixed", "llm"):
             raise IndexingError(f"unknown segmenter {segmenter!r}: use fixed or llm")
+        if situating not in (None, *SITUATING_SETTINGS):
+            raise IndexingError(f"unknown situating choice {situating!r}: use {', '.join(SITUATING_SETTINGS)}")
         self.library = library
         self.book_id = book_id
         folder = library.folder(book_id)
@@ -96,7 +98,6 @@ class BookIndexer:
         self._embedder = embedder
         self.parameters = ChunkingParameters(segmenter=segmenter)
         self.situating_setting = situating or self.settings.situating_sentences
-        writes_situating(None, self.situating_setting)  # a bad setting fails here, before any work
         self.store = _guarded(lambda: IndexStore(folder / "book.sqlite"), self.book)
 
     # ------------------------------------------------------------ models

@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 
 from ..book import Book, Section
 from ..llm.generator import is_small
+from ..llm.settings import SITUATING_SETTINGS
 from ..llm.types import CancelToken, ChatMessage, GenerationOptions
 from ..structure.numbers import WORD_NUMBER_PATTERN
 from .store import PART_SUMMARY, SECTION_SUMMARY, Node
 
 MAX_SITUATING_WORDS = 40
-SITUATING_SETTINGS = ("auto", "on", "off")
 MAX_SUMMARY_WORDS = 90
 PASSAGES_PER_PART = 12
 # Room kept in the context for the question and the answer.
@@ -147,6 +147,7 @@ def situate_and_summarize(generator, book: Book, section: Section, passages: lis
     contexts: dict[str, str] = {}
     part_summaries: list[tuple[list[Node], str]] = []
     parts = parts_of(passages, generator, book)
+    known = known_words(book, book.text[section.start:section.end])
     for part in parts:
         prefix = _prefix(book, section, marked_text(book, part))
         seen: set[str] = set()
@@ -159,8 +160,7 @@ def situate_and_summarize(generator, book: Book, section: Section, passages: lis
             answer = _ask(generator, prefix, question,
                           GenerationOptions(max_tokens=72, temperature=0.0, repeat_penalty=1.1, stop=("\n",)),
                           cancel, stats)
-            sentence, reason = check_situating(answer, section, seen, book.text[passage.start:passage.end],
-                                               known_text(book, book.text[section.start:section.end]))
+            sentence, reason = check_situating(answer, section, seen, book.text[passage.start:passage.end], known)
             if sentence is None:
                 stats.situating_rejected += 1
                 stats.reject(reason)
@@ -172,7 +172,7 @@ def situate_and_summarize(generator, book: Book, section: Section, passages: lis
                     "the people involved and what changes.")
         answer = _ask(generator, prefix, question,
                       GenerationOptions(max_tokens=150, temperature=0.0, repeat_penalty=1.15), cancel, stats)
-        summary, reason = check_summary(answer, section, known_text(book, book.text[section.start:section.end]))
+        summary, reason = check_summary(answer, section, known)
         if summary is None:
             stats.summary_fallbacks += 1
             stats.reject(reason)
@@ -212,7 +212,7 @@ def combine(generator, book: Book, names: list[str], summaries: str, cancel: Can
     stats.count(completion)
     if completion.finish_reason == "cancelled":
         raise Cancelled()
-    text, reason = check_summary(completion.text, None, known_text(book, " ".join(names) + "\n" + summaries))
+    text, reason = check_summary(completion.text, None, known_words(book, " ".join(names) + "\n" + summaries))
     if text is None:
         stats.summary_fallbacks += 1
         stats.reject(reason)
@@ -225,9 +225,9 @@ def combine(generator, book: Book, names: list[str], summaries: str, cancel: Can
 
 
 def check_situating(answer: str, section: Section, seen: set[str], passage: str = "",
-                    known: str = "") -> tuple[str | None, str]:
+                    known: frozenset[str] = frozenset()) -> tuple[str | None, str]:
     """The sentence to keep, or None with the reason it was refused; `known`
-    is the text its names must come from (the section)."""
+    holds the words its names must come from (the section's: known_words)."""
     text = " ".join(answer.strip().strip("\"\u201c\u201d'").split())
     text = re.sub(r"^(sure|certainly|okay|answer)[,:!.]?\s+", "", text, flags=re.I)
     # "The Ghost, in passage [P4], is introduced": the reference goes, the sentence stays.
@@ -255,9 +255,11 @@ def check_situating(answer: str, section: Section, seen: set[str], passage: str 
     return text[0].upper() + text[1:], ""
 
 
-def check_summary(answer: str, section: Section | None, source: str = "") -> tuple[str | None, str]:
+def check_summary(answer: str, section: Section | None, known: frozenset[str] = frozenset()
+                  ) -> tuple[str | None, str]:
     """The summary to keep (cut to length), or None with the reason it was
-    refused; `source` is what it summarizes, to catch invented names."""
+    refused; `known` holds the words of what it summarizes (known_words), to
+    catch invented names."""
     text = " ".join(answer.strip().split())
     text = re.sub(r"^(sure|certainly|okay|summary)[,:!.]?\s+", "", text, flags=re.I)
     text = _without_lead_in(text)
@@ -269,7 +271,7 @@ def check_summary(answer: str, section: Section | None, source: str = "") -> tup
     problem = _common_problems(text, section)
     if problem:
         return None, problem
-    if source and invents_names(text, source):
+    if known and invents_names(text, known):
         return None, "invented names"
     if len(words) > MAX_SUMMARY_WORDS:
         text = _cut_at_sentence(text, MAX_SUMMARY_WORDS)
@@ -297,12 +299,12 @@ _YEAR = re.compile(r"\b1[0-9]{3}\b|\b20[0-9]{2}\b")
 _OPENS_SENTENCE = re.compile(r"(^|[.!?:;\"\u201c(]|\d\.)$")
 
 
-def invents_names(text: str, source: str, allowed: int = 1) -> bool:
+def invents_names(text: str, known: frozenset[str], allowed: int = 1) -> bool:
     """More than `allowed` capitalised words (not opening a sentence) that the
     source never uses, or a year it never mentions: "In December 2017, John
-    Howard led a team to the North Pole", about a chapter of Black Beauty."""
-    known = {word.lower() for word in re.findall(r"[A-Za-z]+", source)}
-    if any(year not in source for year in _YEAR.findall(text)):
+    Howard led a team to the North Pole", about a chapter of Black Beauty.
+    `known` is the source's vocabulary (known_words)."""
+    if any(year not in known for year in _YEAR.findall(text)):
         return True
     invented = set()
     previous = ""
@@ -315,9 +317,12 @@ def invents_names(text: str, source: str, allowed: int = 1) -> bool:
     return len(invented) > allowed
 
 
-def known_text(book: Book, text: str) -> str:
-    """What a summary may name: the text summarized, the book's title and author."""
-    return f"{book.title} {book.metadata.get('author') or ''}\n{text}"
+def known_words(book: Book, text: str) -> frozenset[str]:
+    """What a summary may name: the words (lower case) and four-digit numbers
+    of the text summarized, the book's title and its author. Built once per
+    section, not per sentence checked."""
+    source = f"{book.title} {book.metadata.get('author') or ''}\n{text}"
+    return frozenset(word.lower() for word in re.findall(r"[A-Za-z]+|\b\d{4}\b", source))
 
 
 def _same_number(number: str, section: Section) -> bool:

@@ -14,6 +14,9 @@ from .errors import ModelError
 from .types import EndpointSettings
 
 CATALOGUE, FILE, FOLDER, REMOTE = "catalogue", "file", "folder", "remote"
+# Situating sentences in stage 2: "auto" (only with generators of 1B
+# parameters or more, see index.writing), always, or never.
+SITUATING_SETTINGS = ("auto", "on", "off")
 SETTINGS_FILE = "models.json"
 
 
@@ -41,8 +44,7 @@ class ModelSettings:
     gpu_layers: str | int = "auto"  # "auto": all layers when the build can offload; or a count
     threads: int | None = None  # None: llama.cpp and ONNX Runtime choose
     context_size: int | None = None  # None: the model's own, at most 8k
-    # "auto": only with generators of 1B parameters or more (see index.writing); "on"; "off"
-    situating_sentences: str = "auto"
+    situating_sentences: str = "auto"  # one of SITUATING_SETTINGS
 
     @classmethod
     def load(cls, path: Path | None = None) -> "ModelSettings":
@@ -89,7 +91,7 @@ def settings_path() -> Path:
 
 
 def _situating(value) -> str:
-    if value not in ("auto", "on", "off"):
+    if value not in SITUATING_SETTINGS:
         raise ValueError(f"situating_sentences must be auto, on or off, not {value!r}")
     return value
 
