@@ -220,6 +220,24 @@ def test_retrieve_command_imports_indexes_and_prints_verbatim_evidence(chapterho
     assert document["digest"] and document["timings"]["retrieval_ms"] < 100
 
 
+def test_ask_command_streams_evidence_then_the_draft_and_reports_json(chapterhouse_home, fixtures):
+    env = {**os.environ, "CHAPTERHOUSE_HOME": str(chapterhouse_home)}
+    question = "What did the old horse say about the hare and the dogs?"
+    plain = subprocess.run([sys.executable, "-m", "engine", "ask", str(fixtures / "three-chapters.txt"), question],
+                           capture_output=True, text=True, cwd=ROOT, env=env)
+    assert plain.returncode == 0, plain.stderr
+    # The evidence comes first, then the small model's draft, then the timings.
+    evidence, draft = plain.stdout.index("Evidence:"), plain.stdout.index("Draft answer")
+    assert evidence < draft < plain.stdout.index("first token")
+    result = subprocess.run([sys.executable, "-m", "engine", "ask", "Three Chapters from Black Beauty", question,
+                             "--json"], capture_output=True, text=True, cwd=ROOT, env=env)
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["lead"] == "digest" and document["digest"] and not document["cancelled"]
+    assert {"answer", "citations", "citations_dropped", "not_found", "retried", "timings", "tokens"} <= set(document)
+    assert document["timings"]["first_token"] is not None and document["tokens"]["prompt"] > 0
+
+
 def test_eval_harness_reports_recall_baselines_and_ablations(tmp_path, fixtures, chapterhouse_home):
     books = tmp_path / "books"
     books.mkdir()
