@@ -257,8 +257,8 @@ class MainWindow(QMainWindow):
 
     def _read_library(self, context) -> list[tuple]:
         """Every book with the stage its index has reached (in a worker); a
-        book whose upper stages another generator built counts as at stage 1,
-        so it is indexed again."""
+        book that other models than the settings' built counts as at a lower
+        stage (engine.index.indexer.stage_in_use), so it is indexed again."""
         from engine.index.indexer import stage_in_use
         from engine.llm.errors import ModelError
         from engine.llm.settings import ModelSettings

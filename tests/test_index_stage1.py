@@ -209,3 +209,56 @@ def test_index_and_status_commands(chapterhouse_home, fixtures):
     human = subprocess.run([sys.executable, "-m", "engine", "status", "Black Beauty"], capture_output=True,
                            text=True, cwd=root, env=env).stdout
     assert "stage 1 of 4, searchable" in human and "section summaries      0/3" in human
+
+
+_HOLDER = """
+import sys, time
+from engine.index.indexer import BookIndexer
+from engine.store import Library
+
+def stall(progress):
+    print("indexing", flush=True)
+    time.sleep(600)
+
+BookIndexer(Library(), sys.argv[1]).run(up_to=1, progress=stall)
+"""
+
+
+def test_another_process_indexing_the_book_is_waited_for_not_raced(chapterhouse_home, library, fixtures, embedder):
+    """Two processes on one library (two app windows, or the app and the
+    command line) must not both write a book's index."""
+    import os
+    import subprocess
+    import sys
+    import threading
+    from pathlib import Path
+
+    from engine.answer.session import AnswerSession
+    from engine.index.indexer import IndexingBusy, stage_reached
+    from engine.llm.types import CancelToken
+
+    root = Path(__file__).resolve().parent.parent
+    book_id = library.import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    env = {**os.environ, "CHAPTERHOUSE_HOME": str(chapterhouse_home)}
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, book_id], cwd=root, env=env, text=True,
+                              stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout.readline().strip() == "indexing"
+        with pytest.raises(IndexingBusy, match=r"^Black Beauty: another Chapterhouse process is indexing"):
+            BookIndexer(library, book_id, embedder=embedder).run(up_to=1)
+        cli = subprocess.run([sys.executable, "-m", "engine", "index", book_id, "--stage", "1"],
+                             capture_output=True, text=True, cwd=root, env=env)
+        assert cli.returncode != 0
+        assert cli.stderr.strip().splitlines()[-1].startswith(
+            "chapterhouse: error: Black Beauty: another Chapterhouse process is indexing this book")
+        # A question on the book waits for the other process's stage 1 (here: until cancelled).
+        session = AnswerSession(library, book_id, embedder=embedder)
+        cancel = CancelToken()
+        threading.Timer(1.0, cancel.cancel).start()
+        assert session.ensure_indexed(cancel=cancel) == 0
+    finally:
+        holder.kill()  # SIGKILL: the OS drops its lock, nothing stale is left
+        holder.wait()
+    assert session.ensure_indexed() == 1
+    assert stage_reached(library, book_id) == 1
+    assert session.context.search.bm25("bit and bridle", levels=[1], k=1)

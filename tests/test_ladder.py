@@ -121,6 +121,42 @@ def test_search_reaches_every_level(full):
     assert situated.id in [hit.node.id for hit in search.search(words, levels=[1], k=6)]
 
 
+def test_the_answer_prompt_adds_the_ladder_by_scope(full, models):
+    """LOCAL: passages only; MID: the summaries of the sections the passages
+    come from; GLOBAL: those, the upper tiers and the characters card. The
+    structural card always leads, in the system prompt (a reused prefix)."""
+    from engine.answer.answering import answer_messages
+    from engine.answer.planning import GLOBAL, LOCAL, MID
+    from engine.answer.retrieval import retrieve
+    from engine.answer.session import AnswerSession
+
+    indexer, _, _ = full
+    session = AnswerSession(indexer.library, indexer.book_id, generator=models[0], embedder=models[1])
+    context = session.context
+    store = indexer.store
+    structure = context.cards["structure"].text
+    book_summary = store.nodes(kind="book-summary")[0].text
+    characters = context.cards["characters"].text
+    prompts = {}
+    for scope in (LOCAL, MID, GLOBAL):
+        plan = session.plan("How does the narrator learn to wear a bit and bridle?")
+        plan.scope = scope
+        retrieval = retrieve(plan, context, budget=2)
+        system, user = answer_messages(context, retrieval)
+        assert structure in system.content
+        prompts[scope] = (retrieval, user.content)
+    section_summaries = {node.section: node.text for node in store.nodes(kind="section-summary")}
+    retrieved = prompts[MID][0].sections
+    assert retrieved and len(retrieved) < len(section_summaries)
+    assert "Summaries:" not in prompts[LOCAL][1]
+    for scope in (MID, GLOBAL):
+        text = prompts[scope][1]
+        for section, summary in section_summaries.items():
+            assert (summary in text) == (section in retrieved), (scope, section)
+    assert book_summary not in prompts[MID][1] and characters[:200] not in prompts[MID][1]
+    assert book_summary in prompts[GLOBAL][1] and characters[:200] in prompts[GLOBAL][1]
+
+
 def test_a_book_built_by_another_generator_is_indexed_again_by_the_app(full, tmp_path):
     from engine.index.indexer import stage_in_use, stage_reached
     from engine.llm.settings import FILE, ModelChoice
@@ -137,6 +173,21 @@ def test_a_book_built_by_another_generator_is_indexed_again_by_the_app(full, tmp
     chosen = ModelSettings(generator=ModelChoice(source=FILE, path=str(other)), situating_sentences="on")
     assert stage_in_use(library, book_id, chosen) == 1
     assert stage_in_use(library, book_id, None) == 4
+
+
+def test_a_book_embedded_by_another_embedder_is_indexed_again_by_the_app(full, tmp_path):
+    from engine.index.indexer import stage_in_use
+    from engine.llm.settings import FOLDER, ModelChoice
+
+    indexer, _, _ = full
+    library, book_id = indexer.library, indexer.book_id
+    folder = tmp_path / "my-embedder"
+    folder.mkdir()
+    (folder / "model.onnx").write_bytes(b"onnx")  # only its name and place are read here
+    other = ModelSettings(embedder=ModelChoice(source=FOLDER, path=str(folder)))
+    # Its vectors are stale: stage 1 runs again (it redoes only the vectors: test_index_stage1).
+    assert stage_in_use(library, book_id, other) == 0
+    assert stage_in_use(library, book_id, ModelSettings(embedder=ModelChoice(id="all-minilm-l6-v2-int8"))) == 4
 
 
 def test_a_new_generator_redoes_stages_two_to_four_only(full, models, tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from ..index.indexer import BookIndexer
+from ..index.indexer import BookIndexer, IndexingBusy
 from ..llm.generator import is_small
 from ..llm.types import CancelToken
 from .context import BookContext
@@ -45,13 +45,16 @@ class AnswerSession:
 
     def ensure_indexed(self, progress=None, cancel: CancelToken | None = None) -> int:
         """Build stage 1 if the book has no index yet; returns the stage reached.
-        When another thread is already building it (the app's background
-        indexing), wait for its stage 1 to land instead of racing it."""
+        When another thread or process is already building it (the app's
+        background indexing), wait for its stage 1 to land instead of racing it."""
         cancel = cancel or CancelToken()
         while self.indexer.status()["stage_reached"] < 1:
             if self.indexer.lock.acquire(timeout=0.25):
                 self.indexer.lock.release()
-                self.indexer.run(up_to=1, progress=progress, cancel=cancel)
+                try:
+                    self.indexer.run(up_to=1, progress=progress, cancel=cancel)
+                except IndexingBusy:
+                    time.sleep(0.25)
                 if cancel.cancelled:
                     break
             elif cancel.cancelled:

@@ -19,12 +19,16 @@ chunking parameters everything.
 from __future__ import annotations
 
 import errno
+import json
 import re
 import sqlite3
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
+
+from filelock import FileLock, Timeout
 
 from ..book import Book
 from ..errors import ChapterhouseError
@@ -60,6 +64,11 @@ def builder_lock(folder) -> threading.Lock:
 
 class IndexingError(ChapterhouseError):
     """Indexing stopped; the index stays at its last checkpoint."""
+
+
+class IndexingBusy(IndexingError):
+    """Another process is indexing the book (two app windows on one library,
+    or the app and the command line)."""
 
 
 @dataclass
@@ -163,7 +172,19 @@ class BookIndexer:
     def run(self, up_to: int = 4, progress: Callable[[Progress], None] | None = None,
             cancel: CancelToken | None = None) -> RunResult:
         with self.lock:
-            return self._run(up_to, progress, cancel or CancelToken())
+            # The thread lock orders this process's builders; the file lock
+            # keeps other processes out. The OS drops it when its holder dies,
+            # so a killed run leaves nothing stale behind.
+            others = FileLock(self.folder.parent / "indexing.lock")
+            try:
+                others.acquire(timeout=0)
+            except Timeout:
+                raise IndexingBusy(f"{self.book.title}: another Chapterhouse process is indexing this book; "
+                                   "it can go on here once that one stops") from None
+            try:
+                return self._run(up_to, progress, cancel or CancelToken())
+            finally:
+                others.release()
 
     @property
     def lock(self) -> threading.Lock:
@@ -443,42 +464,65 @@ def stage_reached(library, book_id: str) -> int:
 
 
 def stage_in_use(library, book_id: str, settings) -> int:
-    """stage_reached, but 1 when stages 2-4 were built by another generator
-    (or situating choice) than the settings now name: those stages are redone
-    at the next run, so the book is queued again. Reads, loads no model."""
+    """stage_reached, but lower where the settings now name other models than
+    those that built the index, so the book is queued again: 0 when another
+    embedder made its vectors (stage 1 re-embeds every node; the text search
+    keeps working meanwhile), 1 when another generator (or situating choice)
+    wrote stages 2-4. Reads, loads no model."""
     stage = stage_reached(library, book_id)
+    if stage >= 1 and settings is not None and _built_by_another_embedder(library, book_id, settings):
+        return 0
     if stage >= 2 and settings is not None and _built_by_another_generator(library, book_id, settings):
         return 1
     return stage
 
 
-def _read_only(library, book_id: str, query: str) -> list | None:
+def _read_only(library, book_id: str, query: str, parameters: tuple = ()) -> list | None:
     """A query's rows from a book's database, opened read-only; None before
     indexing has made its tables."""
     database = library.folder(book_id) / "book.sqlite"
     try:
         connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
         try:
-            return connection.execute(query).fetchall()
+            return connection.execute(query, parameters).fetchall()
         finally:
             connection.close()
     except sqlite3.OperationalError:
         return None
 
 
-def _built_by_another_generator(library, book_id: str, settings) -> bool:
-    import json
+def _manifest_entry(library, book_id: str, key: str) -> dict | None:
+    rows = _read_only(library, book_id, "SELECT value FROM index_manifest WHERE key = ?", (key,))
+    return json.loads(rows[0][0]) if rows else None
 
+
+def _built_by_another_embedder(library, book_id: str, settings) -> bool:
+    from ..llm.loading import embedder_spec
+
+    built = _manifest_entry(library, book_id, "embedder")
+    if built is None:
+        return False
+    try:
+        spec = embedder_spec(settings)
+    except ModelError:
+        return False  # a model that is missing is reported when indexing runs
+    if spec["backend"] == "remote":
+        return built.get("backend") != "remote" or bool(spec["endpoint"].model
+                                                        and built.get("model") != spec["endpoint"].model)
+    return built.get("backend") == "remote" or (built.get("model"), built.get("file")) != (
+        spec["model_id"], Path(spec["model_path"]).name)
+
+
+def _built_by_another_generator(library, book_id: str, settings) -> bool:
     from ..llm.loading import generator_spec
 
-    rows = _read_only(library, book_id, "SELECT value FROM index_manifest WHERE key = 'generator'")
-    if not rows:
+    built = _manifest_entry(library, book_id, "generator")
+    if built is None:
         return False
     try:
         spec = generator_spec(settings)
     except ModelError:
         return False  # a model that is missing is reported when indexing runs
-    built = json.loads(rows[0][0])
     if spec["backend"] != built.get("backend"):
         return True
     if spec["backend"] == "llama.cpp" and (built.get("file"), built.get("model")) != (spec["path"].name,
