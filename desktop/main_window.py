@@ -386,7 +386,7 @@ class MainWindow(QMainWindow):
     def _save_position(self) -> None:
         if self.book is None:
             return
-        book_id, offset = self.book.book_id, self.reader.offset_at_top()
+        book_id, offset = self.book.book_id, self.reader.reading_position()
 
         def save(context):
             journal = self.library.journal(book_id)
@@ -402,7 +402,7 @@ class MainWindow(QMainWindow):
         if self.book is None:
             return
         self.pages.setCurrentIndex(_READER_PAGE)
-        self.back_stack.append(self.reader.offset_at_top())
+        self.back_stack.append(self.reader.reading_position())
         self.back_action.setEnabled(True)
         self.reader.show_passage(start, end)
 
@@ -410,7 +410,7 @@ class MainWindow(QMainWindow):
         if self.book is None or not (1 <= ordinal <= len(self.book.sections)):
             return
         self.pages.setCurrentIndex(_READER_PAGE)
-        self.back_stack.append(self.reader.offset_at_top())
+        self.back_stack.append(self.reader.reading_position())
         self.back_action.setEnabled(True)
         self.reader.scroll_to_offset(self.book.sections[ordinal - 1].start)
 

@@ -9,6 +9,7 @@ passage, be scrolled into view and highlighted.
 
 from __future__ import annotations
 
+import time
 from bisect import bisect_right
 from dataclasses import dataclass
 
@@ -22,7 +23,9 @@ READING_COLUMN_EM = 38  # characters per line that stay comfortable to read
 DOCUMENT_MARGIN = 24
 _LINE_SEPARATOR = "\u2028"  # a line break inside one paragraph (verse, two-line headings)
 _SCROLL_MARGIN_PX = 12
-_LAYOUT_BLOCKS_PER_STEP = 50
+_LAYOUT_BLOCKS_PER_STEP = 20
+# Layout work per turn of the event loop: well under the 100 ms a reader notices.
+_LAYOUT_SLICE_SECONDS = 0.03
 
 
 @dataclass
@@ -136,6 +139,7 @@ class ReaderView(QTextBrowser):
         self._layout_timer.setInterval(0)
         self._layout_timer.timeout.connect(self._lay_out_ahead)
         self._laid_out_until = None
+        self._pending_jump: int | None = None
         self._passage_highlight: list[QTextEdit.ExtraSelection] = []
         self._find_highlights: list[QTextEdit.ExtraSelection] = []
         self.point_size = reader_font().pointSizeF()
@@ -154,36 +158,67 @@ class ReaderView(QTextBrowser):
         if previous is not None:
             previous.deleteLater()
         self._fit_column()
+        self._restart_layout()
+
+    def _restart_layout(self) -> None:
+        self._pending_jump = None
         self._laid_out_until = self.document().firstBlock()
         self._layout_timer.start()
 
     def _lay_out_ahead(self) -> None:
         """Lay the book out a slice at a time while the reader is idle, so that
         jumping to a late chapter does not stall the window laying out all the
-        ones before it."""
+        ones before it. A jump asked for beyond the laid-out part waits here
+        until its place is laid out."""
         layout = self.document().documentLayout()
         block = self._laid_out_until
-        for _ in range(_LAYOUT_BLOCKS_PER_STEP):
-            if not block.isValid():
-                self._layout_timer.stop()
-                return
-            block = block.next()
-        if block.isValid():
-            layout.blockBoundingRect(block)
+        deadline = time.perf_counter() + _LAYOUT_SLICE_SECONDS
+        while block.isValid() and time.perf_counter() < deadline:
+            for _ in range(_LAYOUT_BLOCKS_PER_STEP):
+                if not block.isValid():
+                    break
+                block = block.next()
+            if block.isValid():
+                layout.blockBoundingRect(block)
         self._laid_out_until = block
+        if not block.isValid():
+            self._layout_timer.stop()
+        if self._pending_jump is not None and not self._beyond_layout(self._pending_jump):
+            offset, self._pending_jump = self._pending_jump, None
+            self._scroll_now(offset)
+
+    def _beyond_layout(self, offset: int) -> bool:
+        """Whether `offset` lies past the part of the book laid out so far."""
+        frontier = self._laid_out_until
+        if frontier is None or not frontier.isValid():
+            return False
+        return self.document().findBlock(self._map.to_document(offset)).blockNumber() > frontier.blockNumber()
 
     def has_book(self) -> bool:
         return self._map is not None
 
     def scroll_to_offset(self, offset: int) -> None:
-        """Bring the paragraph holding `offset` to the top of the view."""
+        """Bring the paragraph holding `offset` to the top of the view: now, or,
+        when the layout has not reached it yet, as soon as it has (laying a
+        long book out up to its end at once would freeze the window)."""
         if self._map is None:
             return
+        if self._beyond_layout(offset):
+            self._pending_jump = offset
+            return
+        self._pending_jump = None
+        self._scroll_now(offset)
+
+    def _scroll_now(self, offset: int) -> None:
         position = self._map.to_document(offset)
         cursor = QTextCursor(self.document())
         cursor.setPosition(min(position, self.document().characterCount() - 1))
         block = cursor.block()
-        top = self.document().documentLayout().blockBoundingRect(block).top()
+        layout = self.document().documentLayout()
+        top = layout.blockBoundingRect(block).top()
+        # The layout tells the view its new height only later, on a timer: tell
+        # it now, or the scroll bar stops short of a place just laid out.
+        layout.documentSizeChanged.emit(layout.documentSize())
         # Leave a little air above a heading rather than cutting it at the edge.
         self.verticalScrollBar().setValue(max(0, int(top) - _SCROLL_MARGIN_PX))
         self.setTextCursor(cursor)
@@ -254,14 +289,20 @@ class ReaderView(QTextBrowser):
         size = max(self.MIN_POINT_SIZE, min(self.MAX_POINT_SIZE, size))
         if abs(size - self.point_size) < 0.01:
             return
-        top = self.offset_at_top() if self._map is not None else None
+        top = self.reading_position() if self._map is not None else None
         self.point_size = size
         font = reader_font()
         font.setPointSizeF(size)
         self.setFont(font)
         self.document().setDefaultFont(font)
         if top is not None:
+            # The new font undoes the layout: lay it out again by slices.
+            self._restart_layout()
             self.scroll_to_offset(top)
+
+    def reading_position(self) -> int:
+        """Where the reader is: the place a jump is on its way to, or the top of the view."""
+        return self._pending_jump if self._pending_jump is not None else self.offset_at_top()
 
     def offset_at_top(self) -> int:
         """The stored-text offset of the first paragraph in view."""

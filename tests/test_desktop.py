@@ -83,3 +83,24 @@ def test_a_bad_file_shows_a_message_in_the_window(qtbot, window, tmp_path):
     assert window.banner.isVisible()
     assert str(bad) in window.banner.label.text() and "file is empty" in window.banner.label.text()
     assert window.library.list_books() == []
+
+
+def test_qt_bindings_keep_none_alive(qtbot):
+    """PySide6 6.12.0 under Python 3.11 dropped a reference to None on each
+    call of a void method (setText, setValue, processEvents...): None's count
+    ran down and the app died ("Fatal Python error: none_dealloc") after some
+    thousands of calls. pyproject.toml keeps that release out; this catches a
+    binding with the same fault."""
+    import sys
+
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtWidgets import QLabel
+
+    create_application()
+    label = QLabel()
+    qtbot.addWidget(label)
+    before = sys.getrefcount(None)
+    for _ in range(2000):
+        label.setText("x")
+        QCoreApplication.processEvents()
+    assert sys.getrefcount(None) > before - 200

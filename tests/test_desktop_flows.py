@@ -452,3 +452,37 @@ def test_opening_another_book_mid_answer_drops_the_old_answer(qtbot, fixtures):
         assert journal.entries() == []  # the abandoned answer is not recorded
     finally:
         journal.close()
+
+
+def test_a_jump_into_a_long_book_just_opened_never_stalls(qtbot, tmp_path):
+    """Opening a long book at a saved place near its end, or following a
+    citation there at once, must not lay the whole book out in one go (about
+    a quarter of a second for a million characters): the jump waits for the
+    layout, which goes by slices."""
+    from desktop.reader_view import ReaderView, build_document
+    from engine.importer import parse_book
+    from engine.paths import resources_dir
+
+    sample = (resources_dir() / "sample" / "a-christmas-carol.txt").read_text(encoding="utf-8")
+    long_book = tmp_path / "ten-carols.txt"
+    long_book.write_text("\n\n".join([sample] * 10), encoding="utf-8")
+    book = parse_book(long_book)
+    assert len(book.text) > 900_000
+    document, offsets = build_document(book)
+    create_application()
+    view = ReaderView()
+    qtbot.addWidget(view)
+    view.resize(900, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    stalls = StallMeter()
+    stalls.start()
+    view.show_book(document, offsets)
+    target = book.paragraphs[len(book.paragraphs) * 9 // 10].start
+    with qtbot.waitSignal(view.positionChanged, timeout=10000):
+        view.scroll_to_offset(target)
+        assert view.reading_position() == target  # on its way
+    longest = stalls.stop()
+    assert view.is_offset_visible(target)
+    assert view.offset_at_top() == target
+    assert longest < 100, f"the event loop stalled for {longest} ms"
