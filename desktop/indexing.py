@@ -2,7 +2,8 @@
 
 A newly imported book gets stage 1 first (it is searchable within seconds),
 then the LLM stages up to the target; a book with stage 1 done waits for any
-queued book that has none before starting its LLM stages. Books left
+queued book that has none before starting its LLM stages, and the book the
+reader has open goes before other waiting books. Books left
 half-indexed when the app closed are picked up again at start. While the
 reader waits for an answer, the indexing job pauses at its next safe point so
 the answer gets the CPU.
@@ -94,6 +95,13 @@ class IndexingManager(QObject):
             self.cancel.cancel()
         if self._preempted == book_id:
             self._preempted = None
+
+    def prefer(self, book_id: str) -> None:
+        """The book the reader has open is indexed next; no running job is
+        stopped for it, and books not yet searchable still go before it."""
+        if book_id in self.queue and self.queue[0] != book_id:
+            self.queue.remove(book_id)
+            self.queue.insert(0, book_id)
 
     def cancel_all(self) -> None:
         self.queue.clear()

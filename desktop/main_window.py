@@ -377,6 +377,7 @@ class MainWindow(QMainWindow):
         self.ask_panel.show_history(history)
         if position:
             self.reader.scroll_to_offset(int(position))
+        self.indexing.prefer(book.book_id)
         author = book.metadata.get("author")
         self.setWindowTitle(f"{book.title} \u2014 Chapterhouse")
         self.statusBar().showMessage(f"{book.title}{' by ' + author if author else ''} \u00b7 "

@@ -486,3 +486,30 @@ def test_a_jump_into_a_long_book_just_opened_never_stalls(qtbot, tmp_path):
     assert view.is_offset_visible(target)
     assert view.offset_at_top() == target
     assert longest < 100, f"the event loop stalled for {longest} ms"
+
+
+def test_the_open_book_is_indexed_next(qtbot, fixtures):
+    from engine.index.indexer import BookIndexer
+
+    library = Library()
+    books = [library.import_book(fixtures / name).book_id
+             for name in ("three-chapters.txt", "black-beauty-excerpt.txt", "call-of-the-wild-excerpt.html")]
+    for book_id in books:
+        indexer = BookIndexer(library, book_id)
+        indexer.run(up_to=1)
+        indexer.close()
+    create_application()
+    window = MainWindow(library, index_stage=2)
+    qtbot.addWidget(window)
+    window.show()
+    window.start()
+    qtbot.waitUntil(lambda: window.indexing.current is not None, timeout=20000)
+    running, (waiting, opened) = window.indexing.current, window.indexing.queue
+    assert {running, waiting, opened} == set(books)
+    with qtbot.waitSignal(window.bookOpened, timeout=20000):
+        window.open_book(opened)
+    assert window.indexing.current == running  # not stopped for it
+    assert window.indexing.queue == [opened, waiting]
+    window.indexing.cancel_all()
+    qtbot.waitUntil(lambda: not window.indexing.busy(), timeout=30000)
+    window.close()
