@@ -144,6 +144,16 @@ def test_digest_lines_come_from_different_sections_first():
     assert [item[0] for item in _choose(alone, several_passages=False)] == [0.9, 0.88]
 
 
+def test_the_digest_weighs_a_books_rare_words_above_its_common_ones(session):
+    from engine.answer.digest import _weight
+
+    rarity = session.context.rarity
+    common, rare = "mother", "squire"  # in nearly every passage of Black Beauty's opening chapters, and in two
+    assert rarity.frequency[common] > 3 * rarity.frequency[rare] > 0
+    assert _weight(rare, rarity) > 2 * _weight(common, rarity) > 0
+    assert _weight("zeppelin", rarity) > _weight(rare, rarity)  # never in the book: the most telling
+
+
 def test_citations_that_do_not_resolve_are_dropped(session):
     found = session.retrieve("What did the old horse say about the hare?", budget=4)
     real = found.passages[0].id

@@ -4,13 +4,16 @@ with its citation. No generator call: it is always faithful (the sentences
 are the book's own) and takes a fraction of a second, so it is shown first.
 
 Sentences are first shortlisted by the words they share with the part (and
-its anchors), then ranked by the embedder; anchors break ties. Lines come
+its anchors), each word weighted by how rare it is in the book ("knocker"
+counts for more than "Scrooge" in A Christmas Carol), then ranked by the
+embedder; anchors break ties. Lines come
 from different sections where the ranking allows: a cross-chapter answer
 rests on several.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +22,11 @@ from ..index.chunking import sentence_spans
 from .planning import content_words
 from .retrieval import Retrieval
 
-_SHORTLIST = 16
+# Sentences the embedder ranks for each part. Measured on the development set
+# (12 passages; share of required sections quoted / of evidence sentences
+# quoted): 16 by plain word overlap 0.487 / 0.080, 48 by rarity-weighted
+# overlap 0.528 / 0.097, for about half as much embedding time again.
+_SHORTLIST = 48
 _MAX_LINES = 3
 # A line scoring under this share of the part's best is left out. Measured on
 # the development set (12 passages): 0.85 quoted 37% of the required sections
@@ -56,7 +63,9 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
     lines: list[DigestLine] = []
     for index, evidence in enumerate(retrieval.parts):
         part = evidence.part
-        wanted = {_stem(w) for w in content_words(" ".join([part.text, *part.anchors, *part.names]))}
+        wanted: dict[str, float] = {}
+        for word in content_words(" ".join([part.text, *part.anchors, *part.names])):
+            wanted[_stem(word)] = max(wanted.get(_stem(word), 0.0), _weight(word, context.rarity))
         anchors = [a.lower() for a in part.anchors]
         candidates = []
         seen: set[tuple[int, int]] = set()
@@ -69,7 +78,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                 if len(sentence.split()) < 4:
                     continue
                 have = {_stem(w) for w in content_words(sentence)}
-                overlap = len(wanted & have)
+                overlap = sum(wanted[stem] for stem in have if stem in wanted)
                 anchored = sum(1 for a in anchors if a in sentence.lower())
                 candidates.append((overlap + 2 * anchored, anchored, start, end, sentence, passage))
         if not candidates:
@@ -93,6 +102,13 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                                     label=section.label if section else "", start=start, end=end,
                                     score=round(score, 4)))
     return lines
+
+
+def _weight(word: str, rarity) -> float:
+    """Inverse passage frequency: a word in few of the book's passages says
+    more about which sentence is meant than one found everywhere."""
+    found = rarity.frequency.get(word.lower(), 0)
+    return math.log((rarity.count + 1) / (found + 1))
 
 
 def _choose(scored: list, several_passages: bool) -> list:
