@@ -119,6 +119,12 @@ def test_search_reaches_every_level(full):
     situated = next(node for node in indexer.store.nodes(kind="passage") if node.context)
     words = " ".join(situated.context.split()[:6])
     assert situated.id in [hit.node.id for hit in search.search(words, levels=[1], k=6)]
+    # Levels searched together take turns by rank: each level has its own
+    # BM25 statistics, so their raw scores do not compare.
+    each = {level: [node_id for node_id, _ in search.bm25("horse", levels=[level], k=2)] for level in (1, 2, 3)}
+    assert all(each.values())
+    together = [node_id for node_id, _ in search.bm25("horse", levels=(1, 2, 3), k=3)]
+    assert set(together) == {ids[0] for ids in each.values()}
 
 
 def test_the_answer_prompt_adds_the_ladder_by_scope(full, models):

@@ -186,7 +186,7 @@ class OpenGeneration:
              k: int) -> list[tuple[str, float]]:
         import tantivy
 
-        hits: list[tuple[str, float]] = []
+        ranked: list[tuple[int, float, str]] = []
         for level, (index, searcher) in self.indexes.items():
             if level is not None and level not in levels:
                 continue
@@ -197,9 +197,12 @@ class OpenGeneration:
                 clauses.append((tantivy.Occur.Must,
                                 tantivy.Query.term_set_query(index.schema, "section", sorted(sections))))
             found = searcher.search(tantivy.Query.boolean_query(clauses), limit=k, count=False)
-            hits.extend((searcher.doc(address)["node_id"][0], float(score)) for score, address in found.hits)
-        # Levels searched together (rare) interleave by score.
-        return sorted(hits, key=lambda hit: -hit[1])[:k] if len(self.indexes) > 1 else hits
+            ranked.extend((rank, -float(score), searcher.doc(address)["node_id"][0])
+                          for rank, (score, address) in enumerate(found.hits))
+        # Each level has its own index and so its own BM25 statistics: scores
+        # from two levels do not compare, their ranks do. Levels searched
+        # together take turns, best first.
+        return [(node_id, -negated) for _, negated, node_id in sorted(ranked)[:k]]
 
     def dense(self, vector: np.ndarray, levels: set[int], sections: set[int] | None, k: int) -> list[tuple[str, float]]:
         if self.space is None:
