@@ -496,16 +496,25 @@ def _manifest_entry(library, book_id: str, key: str) -> dict | None:
     return json.loads(rows[0][0]) if rows else None
 
 
+def _built_and_chosen(library, book_id: str, key: str, spec_of, settings) -> tuple[dict, dict] | None:
+    """What the manifest says built this part of the index, and what the
+    settings would use now (without loading it); None if either is unknown."""
+    built = _manifest_entry(library, book_id, key)
+    if built is None:
+        return None
+    try:
+        return built, spec_of(settings)
+    except ModelError:
+        return None  # a model that is missing is reported when indexing runs
+
+
 def _built_by_another_embedder(library, book_id: str, settings) -> bool:
     from ..llm.loading import embedder_spec
 
-    built = _manifest_entry(library, book_id, "embedder")
-    if built is None:
+    known = _built_and_chosen(library, book_id, "embedder", embedder_spec, settings)
+    if known is None:
         return False
-    try:
-        spec = embedder_spec(settings)
-    except ModelError:
-        return False  # a model that is missing is reported when indexing runs
+    built, spec = known
     if spec["backend"] == "remote":
         return built.get("backend") != "remote" or bool(spec["endpoint"].model
                                                         and built.get("model") != spec["endpoint"].model)
@@ -516,13 +525,10 @@ def _built_by_another_embedder(library, book_id: str, settings) -> bool:
 def _built_by_another_generator(library, book_id: str, settings) -> bool:
     from ..llm.loading import generator_spec
 
-    built = _manifest_entry(library, book_id, "generator")
-    if built is None:
+    known = _built_and_chosen(library, book_id, "generator", generator_spec, settings)
+    if known is None:
         return False
-    try:
-        spec = generator_spec(settings)
-    except ModelError:
-        return False  # a model that is missing is reported when indexing runs
+    built, spec = known
     if spec["backend"] != built.get("backend"):
         return True
     if spec["backend"] == "llama.cpp" and (built.get("file"), built.get("model")) != (spec["path"].name,
