@@ -111,3 +111,15 @@ def test_settings_can_point_indexing_at_a_remote_generator(tmp_path, fixtures, e
         indexer.run(up_to=2)
     assert indexer.status()["stage_reached"] == 1
 
+
+
+def test_an_indexing_lock_that_cannot_be_made(tmp_path, fixtures, embedder):
+    library = Library(tmp_path / "home")
+    book_id = library.import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    indexer = BookIndexer(library, book_id, embedder=embedder)
+    (library.folder(book_id) / "indexing.lock").mkdir()  # something in the lock file's way
+    with pytest.raises(IndexingError) as caught:
+        indexer.run(up_to=1)
+    message = str(caught.value)
+    assert message.startswith("Black Beauty: storage failed") and "\n" not in message
+    assert indexer.status()["stage_reached"] == 0

@@ -181,6 +181,8 @@ class BookIndexer:
             except Timeout:
                 raise IndexingBusy(f"{self.book.title}: another Chapterhouse process is indexing this book; "
                                    "it can go on here once that one stops") from None
+            except OSError as error:  # the lock file cannot be made: a full or read-only disk
+                raise _storage_error(error, self.book) from None
             try:
                 return self._run(up_to, progress, cancel or CancelToken())
             finally:
