@@ -154,6 +154,22 @@ def test_the_digest_weighs_a_books_rare_words_above_its_common_ones(session):
     assert _weight("zeppelin", rarity) > _weight(rare, rarity)  # never in the book: the most telling
 
 
+def test_a_session_keeps_what_it_worked_out_until_the_index_changes(session):
+    """The app refreshes its session before every question: that must not
+    redo the word counts and sentence splits unless a stage has landed."""
+    from engine.index.searchfiles import build_generation
+
+    context = session.context
+    passage = context.store.nodes(kind="passage")[0]
+    spans = context.sentences(passage)
+    session.refresh()
+    assert session.context is context and context.sentences(passage) is spans
+    build_generation(session.indexer.folder, session.indexer.store)  # what a finished stage publishes
+    session.refresh()
+    assert session.context is not context
+    assert session.context.sentences(passage) == spans
+
+
 def test_citations_that_do_not_resolve_are_dropped(session):
     found = session.retrieve("What did the old horse say about the hare?", budget=4)
     real = found.passages[0].id

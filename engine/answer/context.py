@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..book import Book
+from ..index.chunking import sentence_spans
 from ..index.search import BookSearch
 from ..index.store import CARD, PASSAGE, SECTION_SUMMARY, IndexStore, Node
 from .retrieval import Rarity
@@ -21,6 +22,7 @@ class BookContext:
     section_of: dict[str, int | None]
     cards: dict[str, Node] = field(default_factory=dict)
     has_summaries: bool = False
+    _sentences: dict[str, list[tuple[int, int]]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, book: Book, store: IndexStore, search: BookSearch) -> "BookContext":
@@ -29,6 +31,15 @@ class BookContext:
         return cls(book=book, store=store, search=search, rarity=Rarity(passages),
                    section_of={node.id: node.section for node in passages}, cards=cards,
                    has_summaries=store.count(SECTION_SUMMARY) > 0)
+
+    def sentences(self, passage: Node) -> list[tuple[int, int]]:
+        """The passage's sentence spans, split once per session: follow-up
+        questions often retrieve the same passages, and splitting is a good
+        part of the digest's time."""
+        spans = self._sentences.get(passage.id)
+        if spans is None:
+            spans = self._sentences[passage.id] = sentence_spans(self.book.text, passage.start, passage.end)
+        return spans
 
     @property
     def characters(self) -> list[dict]:

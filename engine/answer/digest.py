@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..index.chunking import sentence_spans
 from .planning import content_words
 from .retrieval import Retrieval
 
@@ -70,7 +69,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         candidates = []
         seen: set[tuple[int, int]] = set()
         for passage in evidence.passages:
-            for start, end in sentence_spans(book.text, passage.start, passage.end):
+            for start, end in context.sentences(passage):
                 if (start, end) in seen:
                     continue
                 seen.add((start, end))

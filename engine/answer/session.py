@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 from ..index.indexer import BookIndexer, IndexingBusy
+from ..index.searchfiles import current_generation
 from ..llm.generator import is_small
 from ..llm.types import CancelToken
 from .context import BookContext
@@ -26,13 +27,19 @@ class AnswerSession:
         self.indexer = BookIndexer(library, book_id, settings=settings, generator=generator, embedder=embedder)
         self._generator = generator
         self._context: BookContext | None = None
+        self._loaded_generation: int | None = None
         self.plan_paths = {"model": 0, "code": 0}
 
     @property
     def context(self) -> BookContext:
         if self._context is None:
+            self._loaded_generation = self._generation()
             self._context = BookContext.load(self.indexer.book, self.indexer.store, self.indexer.search())
         return self._context
+
+    def _generation(self) -> int | None:
+        generation = current_generation(self.indexer.folder)
+        return generation.number if generation is not None else None
 
     @property
     def generator(self):
@@ -63,8 +70,11 @@ class AnswerSession:
         return self.indexer.status()["stage_reached"]
 
     def refresh(self) -> None:
-        """Pick up index stages that landed since the session was opened."""
-        self._context = None
+        """Pick up index stages that landed since the context was loaded
+        (each publishes a new generation); otherwise keep it, with what it
+        has worked out so far (word rarity, sentence splits)."""
+        if self._generation() != self._loaded_generation:
+            self._context = None
 
     def plan(self, question: str, planner: str = "code", cancel: CancelToken | None = None) -> Plan:
         """planner: "model" (guarded, with the code plan as fallback), "code", or
