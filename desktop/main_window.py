@@ -267,7 +267,8 @@ class MainWindow(QMainWindow):
             settings = ModelSettings.load()
         except ModelError:
             settings = None  # unreadable settings are reported when a model is opened
-        return [(summary, stage_in_use(self.library, summary.book_id, settings))
+        specs: dict = {}  # what the settings name, worked out once for all the books
+        return [(summary, stage_in_use(self.library, summary.book_id, settings, specs))
                 for summary in self.library.list_books()]
 
     def _show_books(self, books) -> None:

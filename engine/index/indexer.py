@@ -465,16 +465,18 @@ def stage_reached(library, book_id: str) -> int:
     return stage
 
 
-def stage_in_use(library, book_id: str, settings) -> int:
+def stage_in_use(library, book_id: str, settings, specs: dict | None = None) -> int:
     """stage_reached, but lower where the settings now name other models than
     those that built the index, so the book is queued again: 0 when another
     embedder made its vectors (stage 1 re-embeds every node; the text search
     keeps working meanwhile), 1 when another generator (or situating choice)
-    wrote stages 2-4. Reads, loads no model."""
+    wrote stages 2-4. Reads, loads no model. `specs` keeps what the settings
+    name, worked out once, for a caller that lists every book."""
     stage = stage_reached(library, book_id)
-    if stage >= 1 and settings is not None and _built_by_another_embedder(library, book_id, settings):
+    specs = {} if specs is None else specs
+    if stage >= 1 and settings is not None and _built_by_another_embedder(library, book_id, settings, specs):
         return 0
-    if stage >= 2 and settings is not None and _built_by_another_generator(library, book_id, settings):
+    if stage >= 2 and settings is not None and _built_by_another_generator(library, book_id, settings, specs):
         return 1
     return stage
 
@@ -498,22 +500,24 @@ def _manifest_entry(library, book_id: str, key: str) -> dict | None:
     return json.loads(rows[0][0]) if rows else None
 
 
-def _built_and_chosen(library, book_id: str, key: str, spec_of, settings) -> tuple[dict, dict] | None:
+def _built_and_chosen(library, book_id: str, key: str, spec_of, settings, specs: dict) -> tuple[dict, dict] | None:
     """What the manifest says built this part of the index, and what the
     settings would use now (without loading it); None if either is unknown."""
     built = _manifest_entry(library, book_id, key)
     if built is None:
         return None
-    try:
-        return built, spec_of(settings)
-    except ModelError:
-        return None  # a model that is missing is reported when indexing runs
+    if key not in specs:
+        try:
+            specs[key] = spec_of(settings)
+        except ModelError:
+            specs[key] = None  # a model that is missing is reported when indexing runs
+    return (built, specs[key]) if specs[key] is not None else None
 
 
-def _built_by_another_embedder(library, book_id: str, settings) -> bool:
+def _built_by_another_embedder(library, book_id: str, settings, specs: dict) -> bool:
     from ..llm.loading import embedder_spec
 
-    known = _built_and_chosen(library, book_id, "embedder", embedder_spec, settings)
+    known = _built_and_chosen(library, book_id, "embedder", embedder_spec, settings, specs)
     if known is None:
         return False
     built, spec = known
@@ -524,10 +528,10 @@ def _built_by_another_embedder(library, book_id: str, settings) -> bool:
         spec["model_id"], Path(spec["model_path"]).name)
 
 
-def _built_by_another_generator(library, book_id: str, settings) -> bool:
+def _built_by_another_generator(library, book_id: str, settings, specs: dict) -> bool:
     from ..llm.loading import generator_spec
 
-    known = _built_and_chosen(library, book_id, "generator", generator_spec, settings)
+    known = _built_and_chosen(library, book_id, "generator", generator_spec, settings, specs)
     if known is None:
         return False
     built, spec = known
