@@ -302,7 +302,7 @@ def test_eval_harness_reports_recall_baselines_and_ablations(tmp_path, fixtures,
 
 
 def test_the_harness_says_which_goals_a_run_meets():
-    from engine.answer.evaluate import Question, Row, goal_lines, summarize
+    from engine.answer.evaluate import Question, Row, format_report, goal_lines, summarize
 
     def rows(book: str, required: list[int], ladder: dict, baselines: list[int]) -> list[Row]:
         question = Question(id=book, book_path=Path(f"{book}.txt"), question="?", sections=required)
@@ -310,8 +310,8 @@ def test_the_harness_says_which_goals_a_run_meets():
         return made + [Row(question, method, budget, baselines, 0.01)
                        for method in ("bm25", "dense", "hybrid") for budget in ladder]
 
-    books = {"full": {"title": "Full", "sections": 9, "stage": 4}, "plain": {"title": "Plain", "sections": 9,
-                                                                            "stage": 1}}
+    books = {"full": {"title": "Full", "sections": 9, "stage": 4, "summaries": True, "summary_routing": False},
+             "plain": {"title": "Plain", "sections": 9, "stage": 1, "summaries": False, "summary_routing": False}}
     report = summarize(rows("full", [1, 2, 3], {12: [1, 2, 3], 6: [1, 2]}, [1]) +
                        rows("plain", [4, 5], {12: [4], 6: [4]}, [4]), books)
     text = "\n".join(goal_lines(report))
@@ -322,6 +322,11 @@ def test_the_harness_says_which_goals_a_run_meets():
     # The plain book's ladder only ties its baselines: named, at both budgets.
     assert "NOT met for plain [1] @12 (0.500 vs 0.500), plain [1] @6 (0.500 vs 0.500)" in text
     assert "retrieval under 100 ms: mean 20.0 ms, max 20.0 ms: met" in text
+    # A stage-4 figure from summaries that did not route retrieval says so.
+    assert ("summaries not used to route retrieval (written by a generator under 1B) for 1 of 1 books with "
+            "summaries: full") in format_report(report)
+    books["full"]["summary_routing"] = True
+    assert "summaries not used to route" not in format_report(report)
 
 
 def test_a_draft_reads_only_the_passages_picked_first(session):

@@ -163,6 +163,42 @@ def test_the_answer_prompt_adds_the_ladder_by_scope(full, models):
     assert book_summary in prompts[GLOBAL][1] and characters[:200] in prompts[GLOBAL][1]
 
 
+def test_summaries_route_retrieval_only_when_a_capable_generator_wrote_them(full, models, tmp_path):
+    """The 135M default's summaries are mostly invented: retrieval routed
+    through them lost recall at 6 passages. The writer's size decides, taken
+    from the manifest, or for an index from before sizes were recorded, from
+    the catalogue; a writer of unknown size (an endpoint) counts as capable."""
+    from engine.answer.retrieval import retrieve
+    from engine.answer.session import AnswerSession
+
+    indexer, _, _ = full
+    home = tmp_path / "home"
+    shutil.copytree(indexer.library.root, home)
+    library = Library(home)
+    store = BookIndexer(library, indexer.book_id).store
+    stage2 = store.manifest_value("stage2")
+    assert stage2["generator"]["parameters"] == models[0].parameters < 1_000_000_000
+
+    def routed_by(writer: dict) -> tuple[bool, set[str]]:
+        store.set_manifest_value("stage2", {**stage2, "generator": writer})
+        session = AnswerSession(library, indexer.book_id, embedder=models[1])
+        assert session.context.has_summaries
+        plan = session.plan("What does the narrator feel about the bit and bridle?")
+        found = retrieve(plan, session.context, budget=4)
+        lists = {name for part in found.parts for names in part.sources.values() for name in names}
+        return session.context.routes_by_summaries, lists
+
+    small = stage2["generator"]
+    routes, lists = routed_by(small)
+    assert not routes and "summary" not in lists
+    capable, lists = routed_by({**small, "parameters": 4_000_000_000})
+    assert capable and "summary" in lists
+    sizeless = {key: value for key, value in small.items() if key != "parameters"}
+    assert not routed_by(sizeless)[0]  # the catalogue knows the 135M
+    assert routed_by({**sizeless, "model": "qwen3-4b-instruct-2507-q4_k_m"})[0]
+    assert routed_by({"backend": "remote", "model": "served", "url": "http://127.0.0.1:1/v1"})[0]
+
+
 def test_a_book_built_by_another_generator_is_indexed_again_by_the_app(full, tmp_path):
     from engine.index.indexer import stage_in_use, stage_reached
     from engine.llm.settings import FILE, ModelChoice

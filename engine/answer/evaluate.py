@@ -171,7 +171,9 @@ def run_evaluation(questions: list[Question], library, *, budgets=(12, 6), stage
         session = AnswerSession(library, book_id, generator=None)
         context = session.context
         books_info[path.stem] = {"title": context.book.title, "sections": len(context.book.sections),
-                                 "stage": indexer.status()["stage_reached"]}
+                                 "stage": indexer.status()["stage_reached"],
+                                 "summaries": context.has_summaries,
+                                 "summary_routing": context.routes_by_summaries}
         progress(f"{context.book.title}: {len(book_questions)} questions, indexed to stage "
                  f"{books_info[path.stem]['stage']}")
         for question in book_questions:
@@ -322,6 +324,7 @@ def format_report(report: dict) -> str:
             entry = overall[budget]
             lines.append(f"ladder @{budget}: every required section found for {entry['all_found']:.0%} of questions, "
                          f"none for {entry['none_found']:.0%}")
+        lines.extend(_routing_lines(report["books"]))
     ablated = [scope for scope in ["all"] + sorted(s for s in report["ablations"] if s.startswith("stage:"))
                if report["ablations"].get(scope)]
     if ablated:
@@ -349,6 +352,17 @@ def format_report(report: dict) -> str:
         lines.append(f"retrieval latency {method:8s}: mean {entry['mean_ms']} ms, max {entry['max_ms']} ms")
     lines.extend(goal_lines(report))
     return "\n".join(lines)
+
+
+def _routing_lines(books: dict) -> list[str]:
+    """Which books' summaries route retrieval: without it, a stage-4 figure
+    equal to stage 1's reads as if the upper rungs had been tried and failed."""
+    with_summaries = sorted(name for name, info in books.items() if info.get("summaries"))
+    unrouted = [name for name in with_summaries if not books[name].get("summary_routing")]
+    if not unrouted:
+        return []
+    return [f"summaries not used to route retrieval (written by a generator under 1B) for {len(unrouted)} of "
+            f"{len(with_summaries)} books with summaries: {', '.join(unrouted)}"]
 
 
 def _scope_name(scope: str, books: dict) -> str:

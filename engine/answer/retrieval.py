@@ -3,11 +3,12 @@
 Each part of a plan ranks passages from several lists: exact anchor matches
 (phrase queries), the question's rare words, stemmed BM25 and dense search
 (names resolved through the characters card added to the words), and, where
-summaries exist, the sections whose summaries answer the part best. The
-lists are fused by reciprocal rank fusion. Parts then take turns picking
-their best passage, so every part gets its share of the budget, under two
-caps: at most two passages from one section, and one per section for a part
-that asks for several instances (three coughs are in three chapters).
+a capable generator wrote summaries, the sections whose summaries answer the
+part best. The lists are fused by reciprocal rank fusion. Parts then take
+turns picking their best passage, so every part gets its share of the
+budget, under two caps: at most two passages from one section, and one per
+section for a part that asks for several instances (three coughs are in
+three chapters).
 """
 
 from __future__ import annotations
@@ -178,7 +179,7 @@ def _rank_part(part: PlanPart, plan: Plan, context, features: Features):
         query = f"{part.text} {' '.join(part.names)}"
     lists.append(("bm25", LIST_WEIGHTS["bm25"], search.bm25(query, levels=[1], k=_DEPTH)))
     lists.append(("dense", LIST_WEIGHTS["dense"], search.dense(part.text, levels=[1], k=_DEPTH)))
-    if features.summaries and context.has_summaries:
+    if features.summaries and context.routes_by_summaries:
         routed = []
         for summary_id, _ in search.bm25(part.text, levels=[2], k=3):
             node = search.store.node(summary_id)

@@ -46,8 +46,27 @@ def generator_identity(generator, situating: bool = True) -> dict:
     else:
         identity = {"backend": "remote", "model": generator.model_id, "url": generator.device.device}
     identity["situating"] = situating
+    if getattr(generator, "parameters", None):
+        identity["parameters"] = generator.parameters  # not in the key: a size is no new model
     identity["key"] = _key(identity)
     return identity
+
+
+def writer_parameters(identity: dict | None) -> int | None:
+    """The size of the generator a manifest names: recorded since sizes were,
+    else the catalogue's figure for its model id; None when unknown."""
+    if not identity:
+        return None
+    if identity.get("parameters"):
+        return int(identity["parameters"])
+    from ..llm.catalogue import Catalogue
+    from ..llm.errors import ModelError
+
+    try:
+        return next((model.parameters for model in Catalogue.load().models if model.id == identity.get("model")),
+                    None)
+    except (ModelError, TypeError):  # a damaged catalogue leaves the size unknown, nothing worse
+        return None
 
 
 def embedder_identity(embedder) -> dict:

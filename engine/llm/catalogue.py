@@ -37,6 +37,7 @@ class CatalogueModel:
     default: bool = False
     python_package: str | None = None
     tokenizer: str | None = None  # repository-relative path, for packages that ship no tokenizer
+    parameters: int | None = None  # a generator's size, for indexes that did not record it
     context_length: int | None = None
     chat_format: str | None = None
     max_tokens: int | None = None
