@@ -59,6 +59,14 @@ def test_every_rung_is_built(full):
         assert len(passage.context.split()) <= 40
         assert not re.search(r"\b(chapter|stave)\s+([2-9]|[IVX]{2,})\b", passage.context, re.I) or \
             str(passage.section) in passage.context
+    # Sentence vectors are read again with the situating sentence before the
+    # passage, and their spans stay the book's own.
+    stored = indexer.store.sentences(situated)
+    assert set(stored) == {passage.id for passage in situated}
+    for passage in situated:
+        spans, _ = stored[passage.id]
+        assert spans[0][0] >= passage.start and spans[-1][1] <= passage.end
+        assert indexer.book.text[spans[0][0]:spans[0][1]] in passage.text
     stage2 = result.stats[2]
     assert stage2["situating_written"] + stage2["situating_rejected"] == 6
     # A rejected sentence leaves its passage as it was: nothing made up is indexed.

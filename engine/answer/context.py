@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..book import Book
 from ..index.builders import writer_parameters
 from ..index.chunking import sentence_spans
@@ -30,6 +32,7 @@ class BookContext:
     # 0.762 with, 0.770 without; Persuasion 0.552 against 0.615).
     routes_by_summaries: bool = False
     _sentences: dict[str, list[tuple[int, int]]] = field(default_factory=dict, repr=False)
+    _stored: dict[str, tuple[list[tuple[int, int]], np.ndarray] | None] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, book: Book, store: IndexStore, search: BookSearch) -> "BookContext":
@@ -42,13 +45,26 @@ class BookContext:
                    routes_by_summaries=has_summaries and not summaries_by_small_model(store))
 
     def sentences(self, passage: Node) -> list[tuple[int, int]]:
-        """The passage's sentence spans, split once per session: follow-up
-        questions often retrieve the same passages, and splitting is a good
-        part of the digest's time."""
+        """The passage's sentence spans: as stage 1 stored them, else split
+        once per session (follow-up questions often retrieve the same
+        passages, and splitting is a good part of the digest's time)."""
+        stored = self.sentence_vectors([passage]).get(passage.id)
+        if stored is not None:
+            return stored[0]
         spans = self._sentences.get(passage.id)
         if spans is None:
             spans = self._sentences[passage.id] = sentence_spans(self.book.text, passage.start, passage.end)
         return spans
+
+    def sentence_vectors(self, passages: list[Node]) -> dict[str, tuple[list[tuple[int, int]], np.ndarray]]:
+        """Sentence spans and vectors that stage 1 stored for these passages
+        (none for an index made before they were, or by a remote embedder)."""
+        missing = [passage for passage in passages if passage.id not in self._stored]
+        if missing:
+            found = self.store.sentences(missing)
+            for passage in missing:
+                self._stored[passage.id] = found.get(passage.id)
+        return {passage.id: self._stored[passage.id] for passage in passages if self._stored[passage.id] is not None}
 
     @property
     def characters(self) -> list[dict]:

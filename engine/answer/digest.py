@@ -1,7 +1,8 @@
 """The evidence digest: for each part of the question, the one to three
 sentences of its retrieved passages that best match it, in book order, each
 with its citation. No generator call: it is always faithful (the sentences
-are the book's own) and takes a fraction of a second, so it is shown first.
+are the book's own) and takes milliseconds where stage 1 stored the
+sentences' vectors, so it is shown first.
 
 Sentences are first shortlisted by the words they share with the part (and
 its anchors), each word weighted by how rare it is in the book ("knocker"
@@ -85,9 +86,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         candidates.sort(key=lambda item: (-item[0], item[2]))
         shortlist = candidates[:_SHORTLIST]
         if embedder is not None:
-            vectors = embedder.embed([item[4] for item in shortlist])
-            query = context.search.query_vector(part.text)
-            similarity = vectors @ query
+            similarity = _sentence_vectors(shortlist, evidence.passages, context) @ context.search.query_vector(part.text)
         else:
             similarity = np.zeros(len(shortlist))
         scored = sorted(
@@ -101,6 +100,26 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                                     label=section.label if section else "", start=start, end=end,
                                     score=round(score, 4)))
     return lines
+
+
+def _sentence_vectors(shortlist: list, passages, context) -> np.ndarray:
+    """The shortlisted sentences' vectors: read from the index where stage 1
+    stored them (milliseconds), embedded now where it did not."""
+    stored = {}
+    for passage_id, (spans, vectors) in context.sentence_vectors(passages).items():
+        stored.update({(passage_id, span): vector for span, vector in zip(spans, vectors)})
+    embedder = context.search.embedder
+    vectors = np.zeros((len(shortlist), embedder.dimension), dtype=np.float32)
+    missing = []
+    for row, (_, _, start, end, _, passage) in enumerate(shortlist):
+        vector = stored.get((passage.id, (start, end)))
+        if vector is not None and vector.any():
+            vectors[row] = vector
+        else:
+            missing.append(row)
+    if missing:
+        vectors[missing] = embedder.embed([shortlist[row][4] for row in missing])
+    return vectors
 
 
 def _weight(word: str, rarity) -> float:

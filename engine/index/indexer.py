@@ -36,12 +36,12 @@ from ..llm.errors import ContextLimitError, ModelError
 from ..llm.types import CancelToken
 from .builders import embedder_identity, generator_identity
 from .cards import CARD_NAMES, write_cards
-from .chunking import ChunkingParameters, fixed_passages
+from .chunking import ChunkingParameters, fixed_passages, sentence_spans
 from .search import BookSearch
 from .searchfiles import build_generation, current_generation
 from .segmenter import SegmentationStats, llm_passages
 from .store import BOOK_SUMMARY, CARD, PART_SUMMARY, PASSAGE, SECTION_SUMMARY, TIER_SUMMARY, IndexStore, Node
-from .vectors import embed_windows
+from .vectors import embed_windows, embed_windows_and_sentences
 from .writing import Cancelled, WritingStats, combine, situate_and_summarize, writes_situating
 
 STAGES = {1: "passages", 2: "section summaries", 3: "summary tiers", 4: "cards"}
@@ -300,11 +300,12 @@ class BookIndexer:
                           paragraph_first=span.paragraph_first, paragraph_last=span.paragraph_last,
                           tokens=span.tokens, title=span.title)
                      for n, span in enumerate(spans, start=1)]
-            vectors = embed_windows(self.embedder, [node.embedded_text() for node in nodes], cancel)
+            vectors, sentences = self._embedded(nodes, cancel)
             with self.store.transaction():
                 self.store.delete_nodes(kind=PASSAGE, section=section.ordinal)
                 self.store.put_nodes(nodes)
-                self.store.put_vectors([(n.id, n.text_hash(), v) for n, v in zip(nodes, vectors)])
+                self.store.put_vectors(vectors)
+                self.store.put_sentences(sentences)
                 self.store.mark_done(_PASSAGES, str(section.ordinal), {"passages": len(nodes)})
                 self._bump()
             passages_made += len(nodes)
@@ -319,15 +320,39 @@ class BookIndexer:
 
     def _refresh_vectors(self, cancel: CancelToken) -> int:
         """Embed every node whose vector is missing or stale (a new embedder,
-        a new situating sentence), a few at a time, each batch committed."""
-        stale = self.store.stale_vectors(self.store.nodes())
+        a new situating sentence), and every passage without its sentence
+        vectors (an index made before they were kept), a few at a time, each
+        batch committed."""
+        nodes = self.store.nodes()
+        stale = self.store.stale_vectors(nodes)
+        if getattr(self.embedder, "reads_tokens", False):
+            known = {node.id for node in stale}
+            stale += [node for node in self.store.stale_sentences(nodes) if node.id not in known]
         for start in range(0, len(stale), 32):
-            batch = stale[start:start + 32]
-            vectors = embed_windows(self.embedder, [node.embedded_text() for node in batch], cancel)
+            vectors, sentences = self._embedded(stale[start:start + 32], cancel)
             with self.store.transaction():
-                self.store.put_vectors([(n.id, n.text_hash(), v) for n, v in zip(batch, vectors)])
+                self.store.put_vectors(vectors)
+                self.store.put_sentences(sentences)
                 self._bump()
         return len(stale)
+
+    def _embedded(self, nodes: list[Node], cancel: CancelToken) -> tuple[list, list]:
+        """Rows for `put_vectors`, and for `put_sentences` the sentence spans
+        and vectors of each passage, read in the same pass where the embedder
+        gives word-piece vectors (for the evidence digest: no embedding at
+        question time)."""
+        texts = [node.embedded_text() for node in nodes]
+        if not getattr(self.embedder, "reads_tokens", False) or not any(node.kind == PASSAGE for node in nodes):
+            vectors = embed_windows(self.embedder, texts, cancel)
+            return [(n.id, n.text_hash(), v) for n, v in zip(nodes, vectors)], []
+        spans = [sentence_spans(self.book.text, node.start, node.end) if node.kind == PASSAGE else [] for node in nodes]
+        # Offsets within the embedded text, which opens with any situating sentence.
+        shifts = [len(text) - len(node.text) - (node.start or 0) for text, node in zip(texts, nodes)]
+        relative = [[(a + shift, b + shift) for a, b in mine] for mine, shift in zip(spans, shifts)]
+        vectors, sentence_vectors = embed_windows_and_sentences(self.embedder, texts, relative, cancel)
+        return ([(n.id, n.text_hash(), v) for n, v in zip(nodes, vectors)],
+                [(n.id, n.text_hash(), mine, found) for n, mine, found in zip(nodes, spans, sentence_vectors)
+                 if n.kind == PASSAGE])
 
     # ------------------------------------------------------------ stage 2
 
@@ -355,12 +380,13 @@ class BookIndexer:
             for passage in restated:
                 passage.context = contexts.get(passage.id)
             changed = restated + summaries
-            vectors = embed_windows(self.embedder, [node.embedded_text() for node in changed], cancel)
+            vectors, sentences = self._embedded(changed, cancel)
             with self.store.transaction():
                 self.store.set_contexts({passage.id: passage.context for passage in passages}, identity)
                 self.store.delete_nodes(section=section.ordinal, kinds=(PART_SUMMARY, SECTION_SUMMARY))
                 self.store.put_nodes(summaries)
-                self.store.put_vectors([(n.id, n.text_hash(), v) for n, v in zip(changed, vectors)])
+                self.store.put_vectors(vectors)
+                self.store.put_sentences(sentences)
                 self.store.mark_done(_CONTEXT, str(section.ordinal))
                 self.store.mark_done(_SUMMARY, str(section.ordinal))
                 self._bump()

@@ -53,6 +53,12 @@ CREATE TABLE IF NOT EXISTS index_vectors (
     vector BLOB NOT NULL,
     PRIMARY KEY (node_id, window)
 );
+CREATE TABLE IF NOT EXISTS index_sentences (
+    node_id TEXT PRIMARY KEY REFERENCES index_nodes(id) ON DELETE CASCADE,
+    text_hash TEXT NOT NULL,
+    spans BLOB NOT NULL,
+    vectors BLOB NOT NULL
+);
 CREATE TABLE IF NOT EXISTS index_progress (
     step TEXT NOT NULL,
     unit TEXT NOT NULL,
@@ -214,6 +220,41 @@ class IndexStore:
 
     def clear_vectors(self) -> None:
         self._connection.execute("DELETE FROM index_vectors")
+        self._connection.execute("DELETE FROM index_sentences")
+
+    # ------------------------------------------------------------ sentences
+
+    def put_sentences(self, items: list[tuple[str, str, list[tuple[int, int]], np.ndarray]]) -> None:
+        """(passage id, hash of its embedded text, sentence spans in the book,
+        one vector per sentence), inside a transaction. Half precision: the
+        digest only ranks a few dozen sentences by them."""
+        self._connection.executemany(
+            "INSERT OR REPLACE INTO index_sentences (node_id, text_hash, spans, vectors) VALUES (?, ?, ?, ?)",
+            [(node_id, text_hash, np.asarray(spans, dtype=np.int64).reshape(-1, 2).tobytes(),
+              np.asarray(vectors, dtype=np.float16).tobytes()) for node_id, text_hash, spans, vectors in items])
+
+    def sentences(self, nodes: list[Node]) -> dict[str, tuple[list[tuple[int, int]], np.ndarray]]:
+        """Stored sentence spans and vectors of these passages, where they
+        were made from the passage's present text."""
+        wanted = {node.id: node.text_hash() for node in nodes}
+        found = {}
+        for start in range(0, len(wanted), 500):
+            ids = list(wanted)[start:start + 500]
+            rows = self._connection.execute(
+                f"SELECT node_id, text_hash, spans, vectors FROM index_sentences WHERE node_id IN "
+                f"({', '.join('?' for _ in ids)})", ids)
+            for node_id, text_hash, spans, vectors in rows:
+                if text_hash != wanted[node_id]:
+                    continue
+                pairs = np.frombuffer(spans, dtype=np.int64).reshape(-1, 2)
+                found[node_id] = ([(int(a), int(b)) for a, b in pairs],
+                                  np.frombuffer(vectors, dtype=np.float16).reshape(len(pairs), -1).astype(np.float32))
+        return found
+
+    def stale_sentences(self, nodes: list[Node]) -> list[Node]:
+        """Passages whose sentence vectors are missing or were made from other text."""
+        have = dict(self._connection.execute("SELECT node_id, text_hash FROM index_sentences"))
+        return [node for node in nodes if node.kind == PASSAGE and have.get(node.id) != node.text_hash()]
 
     # ------------------------------------------------------------ checkpoints
 

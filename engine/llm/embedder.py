@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -25,11 +26,25 @@ log = logging.getLogger(__name__)
 POOL_MEAN, POOL_CLS = "mean", "cls"
 
 
+@dataclass
+class TokenVectors:
+    """One text read by the embedder: its unit vector, as `embed` gives it, and
+    the contextual vector of each of its word pieces with the piece's
+    character span in the text. Mean-pooling the pieces of one sentence gives
+    that sentence a vector read in its context, for free ("late chunking")."""
+
+    pooled: np.ndarray  # (dimension,)
+    tokens: np.ndarray  # (pieces, dimension), special tokens left out
+    offsets: list[tuple[int, int]]  # each piece's (start, end) in the text
+
+
 class Embedder(ABC):
     model_id: str
     dimension: int
     max_tokens: int
     device: DeviceInfo
+    # Whether embed_with_tokens works: only a local model pooled by mean.
+    reads_tokens: bool = False
 
     @abstractmethod
     def embed(self, texts: Sequence[str], cancel: CancelToken | None = None) -> np.ndarray:
@@ -42,6 +57,11 @@ class Embedder(ABC):
     @abstractmethod
     def count_tokens(self, text: str) -> int:
         """Word pieces of `text`, without the special tokens."""
+
+    def embed_with_tokens(self, texts: Sequence[str], cancel: CancelToken | None = None) -> list[TokenVectors]:
+        """Like `embed`, with each text's word-piece vectors (see TokenVectors);
+        only where `reads_tokens`."""
+        raise NotImplementedError(f"{self.model_id} gives no word-piece vectors")
 
     def close(self) -> None:
         """Release the model."""
@@ -95,6 +115,9 @@ class OnnxEmbedder(Embedder):
             raise ModelError(model_path, "this ONNX model takes no input_ids: it is not a text-embedding model")
         output = self._session.get_outputs()[0]
         self.dimension = int(output.shape[-1]) if isinstance(output.shape[-1], int) else self._probe_dimension()
+        # A model that pools by itself, or by its CLS token, has no sentence
+        # inside a text to pool for.
+        self.reads_tokens = len(output.shape) == 3 and pooling == POOL_MEAN
         self.model_id = model_id or model_path.parent.name
         self.model_path = model_path
         self.max_tokens = max_tokens
@@ -126,17 +149,41 @@ class OnnxEmbedder(Embedder):
     def _embed(self, texts: list[str], cancel: CancelToken | None) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        # Similar lengths side by side: little padding, fewer wasted operations.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        for start in range(0, len(order), self.batch_size):
-            if cancel is not None and cancel.cancelled:
-                raise InterruptedError("embedding cancelled")
-            batch = order[start:start + self.batch_size]
+        for batch in self._batches(texts, cancel):
             vectors[batch] = self._run([texts[i] for i in batch])
         return vectors
 
-    def _run(self, texts: list[str]) -> np.ndarray:
+    def _batches(self, texts: list[str], cancel: CancelToken | None):
+        """Indexes of texts in batches, similar lengths side by side: little
+        padding, fewer wasted operations."""
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), self.batch_size):
+            if cancel is not None and cancel.cancelled:
+                raise InterruptedError("embedding cancelled")
+            yield order[start:start + self.batch_size]
+
+    def embed_with_tokens(self, texts: Sequence[str], cancel: CancelToken | None = None) -> list[TokenVectors]:
+        if not self.reads_tokens:
+            return super().embed_with_tokens(texts, cancel)
+        prefix = len(self.passage_prefix)
+        texts = [self.passage_prefix + text for text in texts]
+        results: list[TokenVectors | None] = [None] * len(texts)
+        for batch in self._batches(texts, cancel):
+            encodings, output, mask = self._forward([texts[i] for i in batch])
+            pooled = self._pool(output, mask)
+            for row, index in enumerate(batch):
+                encoding = encodings[row]
+                # Each of these properties builds a new list: read them once.
+                offsets = encoding.offsets
+                keep = [t for t, (special, real) in enumerate(zip(encoding.special_tokens_mask, encoding.attention_mask))
+                        if real and not special and offsets[t][0] >= prefix]
+                results[index] = TokenVectors(
+                    pooled=pooled[row], tokens=output[row, keep, :].astype(np.float32),
+                    offsets=[(offsets[t][0] - prefix, offsets[t][1] - prefix) for t in keep])
+        return results
+
+    def _forward(self, texts: list[str]):
         encodings = self._tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
@@ -144,7 +191,13 @@ class OnnxEmbedder(Embedder):
         if "token_type_ids" in self._inputs:
             feed["token_type_ids"] = np.array([e.type_ids for e in encodings], dtype=np.int64)
         feed = {name: value for name, value in feed.items() if name in self._inputs}
-        output = self._session.run(None, feed)[0]
+        return encodings, self._session.run(None, feed)[0], mask
+
+    def _run(self, texts: list[str]) -> np.ndarray:
+        _, output, mask = self._forward(texts)
+        return self._pool(output, mask)
+
+    def _pool(self, output: np.ndarray, mask: np.ndarray) -> np.ndarray:
         if output.ndim == 2:  # the model pools by itself
             return normalize(output)
         if self.pooling == POOL_CLS:
