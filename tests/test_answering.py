@@ -296,6 +296,7 @@ def test_eval_harness_reports_recall_baselines_and_ablations(tmp_path, fixtures,
     quoted = report["answers"]["digest_sections"]
     assert quoted["questions"] == 2 and quoted["budget"] == 4
     assert 0.0 < quoted["required_sections_quoted"] <= overall["ladder"]["4"]["location_recall"]
+    assert 0.0 < quoted["mean_ms"] <= quoted["max_ms"]  # what the digest costs, a figure for the report
     assert "digest_sections" in result.stdout
     assert report["books"]["three-chapters"]["stage"] == 1 and "stage:1" in report["location_recall"]
     assert "goals:" in result.stdout and "clearly above the three baselines" in result.stdout

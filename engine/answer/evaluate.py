@@ -149,6 +149,7 @@ class Row:
     digest: str = ""
     answer: dict | None = None
     digest_sections: list[int] | None = None  # sections the evidence digest quotes
+    digest_seconds: float = 0.0
 
 
 def run_evaluation(questions: list[Question], library, *, budgets=(12, 6), stage: int = 1, ablations: bool = True,
@@ -182,14 +183,17 @@ def run_evaluation(questions: list[Question], library, *, budgets=(12, 6), stage
             for budget in budgets:
                 plan = session.plan(question.question, planner=planner)
                 found = retrieve(plan, context, budget=budget)
-                quoted = None
+                quoted, digest_seconds = None, 0.0
                 if question.kind == "crosschapter" and budget == budgets[0]:
-                    quoted = sorted({line.section for line in session.digest(found) if line.section is not None})
+                    started = time.perf_counter()
+                    lines = session.digest(found)
+                    digest_seconds = time.perf_counter() - started
+                    quoted = sorted({line.section for line in lines if line.section is not None})
                 rows.append(Row(question, "ladder", budget, found.sections, found.seconds,
                                 ranked_texts=[n.text for n in found.ranked],
                                 digest=session.digest_text(found)
                                 if question.kind == "answers" and budget == budgets[0] else "",
-                                digest_sections=quoted))
+                                digest_sections=quoted, digest_seconds=digest_seconds))
                 for method in BASELINES:
                     started = time.perf_counter()
                     nodes = baseline(context.search, question.question, method, budget)
@@ -250,7 +254,9 @@ def summarize(rows: list[Row], books_info: dict) -> dict:
         report["answers"]["digest_sections"] = {
             "questions": len(quoting), "budget": quoting[0].budget,
             "required_sections_quoted": round(statistics.mean(shares), 3),
-            "all_quoted": round(sum(1 for x in shares if x == 1.0) / len(shares), 3)}
+            "all_quoted": round(sum(1 for x in shares if x == 1.0) / len(shares), 3),
+            "mean_ms": round(1000 * statistics.mean(r.digest_seconds for r in quoting), 1),
+            "max_ms": round(1000 * max(r.digest_seconds for r in quoting), 1)}
     evidence_rows = [r for r in rows if r.question.kind == "evidence" and r.budget == 20]
     for method in {r.method for r in evidence_rows}:
         hits = {1: 0, 5: 0, 20: 0}
