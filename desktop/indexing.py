@@ -84,6 +84,13 @@ class IndexingManager(QObject):
             if stage < self.target_stage:
                 self.enqueue(book_id)
 
+    def refresh(self, book_ids: list[str]) -> None:
+        """Queue books at the target stage whose index needs a run all the
+        same (sentence vectors it was made without), behind everything else."""
+        for book_id in book_ids:
+            if book_id not in self.active():
+                self.enqueue(book_id)
+
     def active(self) -> set[str]:
         """Books indexing now or waiting their turn."""
         return set(self.queue) | ({self.current} if self.current else set())

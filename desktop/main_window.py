@@ -247,6 +247,10 @@ class MainWindow(QMainWindow):
         def listed(books):
             self._show_books(books)
             self.indexing.resume_unfinished({summary.book_id: stage for summary, stage in books})
+            ready = [summary.book_id for summary, stage in books if stage >= max(1, self.indexing.target_stage)]
+            if ready:
+                self.tasks.submit(lambda context: self._lacking_sentence_vectors(ready), name="Checking the indexes",
+                                  lane=QUICK, on_success=self.indexing.refresh, on_error=self._error)
 
         self.tasks.submit(self._read_library, name="Reading the library", lane=QUICK, on_success=listed,
                           on_error=self._error)
@@ -254,6 +258,13 @@ class MainWindow(QMainWindow):
     def refresh_library(self) -> None:
         self.tasks.submit(self._read_library, name="Reading the library", lane=QUICK, on_success=self._show_books,
                           on_error=self._error)
+
+    def _lacking_sentence_vectors(self, book_ids: list[str]) -> list[str]:
+        """Books indexed before stage 1 kept sentence vectors: one more run
+        adds them, so the evidence digest takes milliseconds, not a second."""
+        from engine.index.indexer import lacks_sentence_vectors
+
+        return [book_id for book_id in book_ids if lacks_sentence_vectors(self.library, book_id)]
 
     def _read_library(self, context) -> list[tuple]:
         """Every book with the stage its index has reached (in a worker); a

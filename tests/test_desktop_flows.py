@@ -408,6 +408,30 @@ def test_books_waiting_to_be_indexed_say_so_and_each_gets_its_turn(qtbot, fixtur
     window.close()
 
 
+def test_a_book_indexed_before_sentence_vectors_gets_them_at_start(qtbot, fixtures):
+    """A finished index made before stage 1 kept sentence vectors is queued
+    once more when the app starts, and keeps its stage meanwhile."""
+    from engine.index.indexer import BookIndexer, lacks_sentence_vectors
+
+    library = Library()
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    indexer = BookIndexer(library, book_id)
+    indexer.run(up_to=1)
+    with indexer.store.transaction() as connection:
+        connection.execute("DELETE FROM index_sentences")
+    indexer.close()
+    assert lacks_sentence_vectors(library, book_id)
+    create_application()
+    window = MainWindow(library, index_stage=1)
+    qtbot.addWidget(window)
+    window.show()
+    with qtbot.waitSignal(window.indexing.finished, timeout=120000) as finished:
+        window.start()
+    assert finished.args == [book_id, 1, False]
+    assert not lacks_sentence_vectors(library, book_id)
+    window.close()
+
+
 def test_every_queued_book_becomes_searchable_before_any_gets_the_llm_stages(qtbot, fixtures):
     library = Library()
     books = [library.import_book(fixtures / name).book_id for name in ("three-chapters.txt",

@@ -162,8 +162,10 @@ def test_the_digest_reads_stored_sentence_vectors_and_an_older_index_gets_them(s
     from engine.answer.digest import evidence_digest
     from engine.answer.retrieval import retrieve
     from engine.answer.session import AnswerSession
+    from engine.index.indexer import lacks_sentence_vectors
 
     library, book_id, indexer = stage1
+    assert not lacks_sentence_vectors(library, book_id)
     embedded: list[int] = []
     real_embed = embedder.embed
     monkeypatch.setattr(embedder, "embed", lambda texts, cancel=None: embedded.append(len(texts)) or
@@ -182,9 +184,11 @@ def test_the_digest_reads_stored_sentence_vectors_and_an_older_index_gets_them(s
     with indexer.store.transaction() as connection:
         connection.execute("DELETE FROM index_sentences")
     assert [line.text for line in digest()] and sum(embedded) > 0
+    assert lacks_sentence_vectors(library, book_id)  # the app queues such a book for one more run
     result = indexer.run(up_to=1)
     assert result.stats[1]["passages_made"] == 0 and result.stats[1]["vectors_refreshed"] == passages
     assert len(indexer.store.sentences(indexer.store.nodes(kind="passage"))) == passages
+    assert not lacks_sentence_vectors(library, book_id)
     embedded.clear()
     assert [line.text for line in digest()] == [line.text for line in lines] and embedded == []
     # An embedder that gives no word-piece vectors (a remote one) keeps none,
@@ -193,6 +197,7 @@ def test_the_digest_reads_stored_sentence_vectors_and_an_older_index_gets_them(s
     with indexer.store.transaction() as connection:
         connection.execute("DELETE FROM index_sentences")
     assert indexer.run(up_to=1).stats[1]["vectors_refreshed"] == 0
+    assert not lacks_sentence_vectors(library, book_id)
 
 
 def test_summaries_and_cards_do_not_change_how_passages_rank(stage1):

@@ -74,7 +74,8 @@ def embedder_identity(embedder) -> dict:
     if path is not None:
         identity = {"backend": "onnxruntime", "model": embedder.model_id, "file": Path(path).name,
                     "checksum": _checksum(Path(path)), "dimension": embedder.dimension,
-                    "max_tokens": embedder.max_tokens}
+                    "max_tokens": embedder.max_tokens,
+                    "sentence_vectors": bool(getattr(embedder, "reads_tokens", False))}  # not in the key
     else:
         identity = {"backend": "remote", "model": embedder.model_id, "url": embedder.device.device,
                     "dimension": embedder.dimension}

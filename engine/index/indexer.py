@@ -507,6 +507,20 @@ def stage_in_use(library, book_id: str, settings, specs: dict | None = None) -> 
     return stage
 
 
+def lacks_sentence_vectors(library, book_id: str) -> bool:
+    """Whether a searchable book's passages lack the sentence vectors stage 1
+    keeps for the evidence digest (an index made before it kept them): a run
+    of the indexer adds them. Reads, loads no model. An embedder known to
+    give none (a remote one, or one pooled by its CLS token) needs no run."""
+    embedder = _manifest_entry(library, book_id, "embedder")
+    if embedder is None or embedder.get("backend") == "remote" or embedder.get("sentence_vectors") is False:
+        return False
+    rows = _read_only(library, book_id, "SELECT COUNT(*) FROM index_nodes n WHERE n.kind = ? AND NOT EXISTS "
+                      "(SELECT 1 FROM index_sentences s WHERE s.node_id = n.id)", (PASSAGE,))
+    # No such table: the database predates sentence vectors.
+    return rows is None or rows[0][0] > 0
+
+
 def _read_only(library, book_id: str, query: str, parameters: tuple = ()) -> list | None:
     """A query's rows from a book's database, opened read-only; None before
     indexing has made its tables."""
