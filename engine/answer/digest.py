@@ -61,6 +61,8 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
     book = context.book
     embedder = context.search.embedder
     lines: list[DigestLine] = []
+    # One query for every passage's stored sentences, not one per passage below.
+    context.sentence_vectors([passage for evidence in retrieval.parts for passage in evidence.passages])
     for index, evidence in enumerate(retrieval.parts):
         part = evidence.part
         wanted: dict[str, float] = {}

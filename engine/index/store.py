@@ -237,9 +237,10 @@ class IndexStore:
         """Stored sentence spans and vectors of these passages, where they
         were made from the passage's present text."""
         wanted = {node.id: node.text_hash() for node in nodes}
+        every = list(wanted)
         found = {}
-        for start in range(0, len(wanted), 500):
-            ids = list(wanted)[start:start + 500]
+        for start in range(0, len(every), 500):
+            ids = every[start:start + 500]
             rows = self._connection.execute(
                 f"SELECT node_id, text_hash, spans, vectors FROM index_sentences WHERE node_id IN "
                 f"({', '.join('?' for _ in ids)})", ids)

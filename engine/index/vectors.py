@@ -114,11 +114,11 @@ def embed_windows_and_sentences(embedder, texts: list[str], sentences: list[list
         for index in range(start, min(len(texts), start + group)):
             mine = [(offset, tokens) for (owner, offset), tokens in zip(owners, read) if owner == index]
             windows_out.append(np.stack([tokens.pooled for _, tokens in mine]))
-            sentences_out.append(_sentence_vectors(mine, sentences[index], embedder.dimension))
+            sentences_out.append(_pool_sentences(mine, sentences[index], embedder.dimension))
     return windows_out, sentences_out
 
 
-def _sentence_vectors(windows, spans: list[tuple[int, int]], dimension: int) -> np.ndarray:
+def _pool_sentences(windows, spans: list[tuple[int, int]], dimension: int) -> np.ndarray:
     vectors = np.zeros((len(spans), dimension), dtype=np.float32)
     starts = [np.array([o[0] + offset for o in read.offsets]) for offset, read in windows]
     ends = [np.array([o[1] + offset for o in read.offsets]) for offset, read in windows]
