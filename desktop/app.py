@@ -14,6 +14,7 @@ from engine.paths import config_dir, sample_book_path
 from engine.store import Library
 
 from .main_window import MainWindow
+from .single_instance import claim_or_hand_over
 
 
 def create_application(argv: list[str] | None = None) -> QApplication:
@@ -42,14 +43,40 @@ def open_initial_book(window: MainWindow, book: str | None) -> None:
         window.banner.show_message(str(error))
 
 
+def bring_forward(window: MainWindow, request: dict) -> None:
+    """Another start's request: show this window on top, and open its book if it named one."""
+    if window.isMinimized():
+        window.showNormal()
+    window.raise_()
+    window.activateWindow()
+    if request.get("open"):
+        open_initial_book(window, request["open"])
+
+
+def _as_request(book: str | None) -> dict:
+    # The running app has its own working folder: send a file as an absolute path.
+    if book is not None and Path(book).expanduser().is_file():
+        book = str(Path(book).expanduser().resolve())
+    return {"open": book}
+
+
 def run(book: str | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     app = create_application()
-    window = MainWindow(Library())
+    library = Library()
+    instance = claim_or_hand_over(library.root, config_dir(), _as_request(book))
+    if instance is None:
+        print("Chapterhouse is already running" + (f"; {book} was handed to it." if book else "; its window was brought forward."))
+        return 0
+    window = MainWindow(library)
+    instance.requested.connect(lambda request: bring_forward(window, request))
     window.show()
     window.start()
     open_initial_book(window, book)
-    return app.exec()
+    try:
+        return app.exec()
+    finally:
+        instance.close()
 
 
 def main() -> int:
