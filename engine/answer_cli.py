@@ -127,6 +127,9 @@ def run_retrieve(args) -> int:
     return 0
 
 
+DRAFT_RESTATED = "[this draft only restates the question, so the app does not show it: the evidence is the answer]"
+
+
 def run_ask(args) -> int:
     from .answer.digest import digest_markdown
     from .llm.generator import is_small
@@ -169,6 +172,9 @@ def run_ask(args) -> int:
     if result.cancelled:
         print("[stopped]")
         return 130
+    if result.discarded_draft:
+        # The text is already on the screen (it streamed); the app would not show it.
+        print(DRAFT_RESTATED)
     if result.citations:
         print("\nCited:")
         for citation in result.citations:

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.answer.answering import resolve_citations
+from engine.answer.answering import adds_nothing, resolve_citations
+from engine.answer_cli import DRAFT_RESTATED
 from engine.answer.planning import GLOBAL, LOCAL, MID, code_plan, guard_plan
 from engine.answer.retrieval import MAX_PER_SECTION, Features, retrieve
 from engine.answer.session import AnswerSession
@@ -255,6 +256,10 @@ def test_ask_command_streams_evidence_then_the_draft_and_reports_json(chapterhou
     # The evidence comes first, then the small model's draft, then the timings.
     evidence, draft = plain.stdout.index("Evidence:"), plain.stdout.index("Draft answer")
     assert evidence < draft < plain.stdout.index("first token")
+    # A draft that only restates the question, which the app hides, is marked as such.
+    written = plain.stdout[plain.stdout.index("\n", draft):plain.stdout.index("(retrieval")]
+    written = written.replace(DRAFT_RESTATED, "")
+    assert (DRAFT_RESTATED in plain.stdout) == adds_nothing(written, question), plain.stdout
     result = subprocess.run([sys.executable, "-m", "engine", "ask", "Three Chapters from Black Beauty", question,
                              "--json"], capture_output=True, text=True, cwd=ROOT, env=env)
     assert result.returncode == 0, result.stderr
