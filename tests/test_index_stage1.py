@@ -70,6 +70,34 @@ def test_sentences_split_the_same_when_threads_split_at_once(sample_book):
     assert all(results[worker] == expected for worker in range(4))
 
 
+# Holmes in The Sign of the Four: one speech, one paragraph, twelve sentences.
+# pysbd returned it as a single "sentence", which the digest then quoted whole.
+_SPEECH = ('"Pshaw, my dear boy! it was simplicity itself. I don\'t wish to be theatrical. It is all patent and '
+           'above-board. Two officers who are in command of a convict-guard learn an important secret as to buried '
+           'treasure. A map is drawn for them by an Englishman named Jonathan Small. You remember that we saw the '
+           'name upon the chart in Captain Morstan\'s possession. He had signed it in behalf of himself and his '
+           'associates,--the sign of the four, as he somewhat dramatically called it. Aided by this chart, the '
+           'officers--or one of them--gets the treasure and brings it to England, leaving, we will suppose, some '
+           'condition under which he received it unfulfilled. Now, then, why did not Jonathan Small get the treasure '
+           'himself? The answer is obvious. The chart is dated at a time when Morstan was brought into close '
+           'association with convicts. Jonathan Small did not get the treasure because he and his associates were '
+           'themselves convicts and could not get away."')
+
+
+def test_a_long_speech_in_quotation_marks_is_split_into_its_sentences():
+    text = "Chapter text before. " + _SPEECH + " \"Mr. Sholto was here,\" said Dr. Watson."
+    start = len("Chapter text before. ")
+    spans = sentence_spans(text, start, len(text))
+    sentences = [text[a:b] for a, b in spans]
+    assert sentences[0] == '"Pshaw, my dear boy! it was simplicity itself.'
+    assert "The answer is obvious." in sentences
+    assert sentences[-1] == '"Mr. Sholto was here," said Dr. Watson.'  # no split at "Mr." or "Dr."
+    assert len(sentences) == 13 and max(len(s.split()) for s in sentences) <= 40
+    # Exact offsets, in order, and nothing but spaces left between them.
+    assert all(start <= a < b <= len(text) and text[a:b] == text[a:b].strip() for a, b in spans)
+    assert "".join(sentences).replace(" ", "") == text[start:].replace(" ", "")
+
+
 def test_long_passages_are_read_in_overlapping_windows(embedder):
     text = " ".join(f"word{i} alpha beta gamma" for i in range(120))  # ~ 720 word pieces
     tokens = embedder.count_tokens(text)

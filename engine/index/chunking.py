@@ -4,15 +4,13 @@ paragraph or sentence ends, never across a section boundary.
 Tokens here are counted with one fixed tokenizer (the WordPiece vocabulary
 shipped in resources/), whichever models are active, so passages stay the same
 when the user changes the generator or the embedder. Sentences come from
-pysbd; only paragraphs too long to be a unit of their own are split, which
-keeps splitting cheap on a whole novel.
+syntok; only paragraphs too long to be a unit of their own are split here.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -83,35 +81,21 @@ def count_tokens(texts: list[str]) -> list[int]:
     return [len(encoding.ids) for encoding in _tokenizer().encode_batch(texts, add_special_tokens=False)]
 
 
-_local = threading.local()
-
-
-def _segmenter():
-    """This thread's sentence splitter: a pysbd Segmenter keeps the text it is
-    splitting on itself, so indexing and answering threads cannot share one."""
-    segmenter = getattr(_local, "segmenter", None)
-    if segmenter is None:
-        import pysbd
-
-        segmenter = _local.segmenter = pysbd.Segmenter(language="en", clean=False)
-    return segmenter
-
-
 def sentence_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Sentences of text[start:end], as absolute (start, end) offsets."""
-    piece = text[start:end]
+    """Sentences of text[start:end], as absolute (start, end) offsets.
+
+    syntok splits inside a long speech in quotation marks, as novels are
+    full of: pysbd, used before, kept such a paragraph whole (a fifth of The
+    Sign of the Four's words sat in "sentences" over 60 words, against under
+    1% with syntok, which is also four times faster)."""
+    from syntok.segmenter import analyze
+
     spans = []
-    cursor = 0
-    for sentence in _segmenter().segment(piece):
-        stripped = sentence.strip()
-        if not stripped:
-            continue
-        found = piece.find(stripped, cursor)
-        if found < 0:  # pysbd altered the text: fall back to the rest as one sentence
-            spans.append((start + cursor, end))
-            return spans
-        spans.append((start + found, start + found + len(stripped)))
-        cursor = found + len(stripped)
+    for paragraph in analyze(text[start:end]):
+        for sentence in paragraph:
+            if sentence:
+                last = sentence[-1]
+                spans.append((start + sentence[0].offset, start + last.offset + len(last.value)))
     return spans or [(start, end)]
 
 
