@@ -145,6 +145,16 @@ def test_digest_lines_come_from_different_sections_first():
     assert [item[0] for item in _choose(alone, several_passages=False)] == [0.9, 0.88]
 
 
+def test_a_digest_line_is_shown_in_quotation_marks_without_an_unpaired_one():
+    from engine.answer.digest import quoted
+
+    assert quoted("The hare was killed.") == "\u201cThe hare was killed.\u201d"
+    assert quoted('"What hare?" I said.') == '"What hare?" I said.'  # dialogue keeps its own marks
+    # The last sentence of a speech: its closing mark would stand unpaired inside ours.
+    assert quoted('They could not get away."') == "\u201cThey could not get away.\u201d"
+    assert quoted('He called it "the sign of the four."') == "\u201cHe called it \"the sign of the four.\"\u201d"
+
+
 def test_the_digest_weighs_a_books_rare_words_above_its_common_ones(session):
     from engine.answer.digest import _weight
 

@@ -159,5 +159,12 @@ def digest_markdown(lines: list[DigestLine], part_texts: list[str]) -> str:
 
 
 def quoted(sentence: str) -> str:
-    """The sentence in quotation marks, unless it opens with its own (dialogue)."""
-    return sentence if sentence[:1] in "\"'\u201c\u2018" else f"\u201c{sentence}\u201d"
+    """The sentence in quotation marks, unless it opens with its own (dialogue).
+    The last sentence of a speech ends with the speech's closing mark, which
+    would stand unpaired inside ours: it is left out of the display (the
+    citation's span keeps it)."""
+    if sentence[:1] in "\"'\u201c\u2018":
+        return sentence
+    if sentence[-1:] in "\"\u201d" and sum(sentence.count(mark) for mark in "\"\u201c\u201d") % 2:
+        sentence = sentence[:-1]
+    return f"\u201c{sentence}\u201d"
