@@ -248,8 +248,9 @@ class AskPanel(QWidget):
 
     def _show_digest(self, payload: dict) -> None:
         self.result = {**(self.result or {}), **payload}
-        self.status.setText("Evidence found; the model is reading it\u2026")
-        self._render(streaming=True)
+        written = payload.get("written", True)
+        self.status.setText("Evidence found; the model is reading it\u2026" if written else "Evidence found.")
+        self._render(streaming=written)
         self._fill_evidence(payload["parts"], _cited_passages(payload))
         self._fill_plan(payload["plan"])
         self.book_map.mark(*_map_marks(self.result))
@@ -316,6 +317,8 @@ class AskPanel(QWidget):
         if not streaming and not answer and result.get("discarded_draft"):
             answer_block = ("<p><i>The model's draft only restated the question, so it is not shown: "
                             "the evidence above is the answer.</i></p>")
+        if not streaming and result.get("written") is False and result.get("digest"):
+            answer_block = "<p><i>Evidence only, as set in Settings › Answers: no model answer.</i></p>"
         evidence_block = f"<h4>Evidence</h4>{digest_html}" if digest_html else ""
         page = evidence_block + answer_block if draft else answer_block + evidence_block
         bar = self.answer_view.verticalScrollBar()
@@ -395,6 +398,7 @@ def _digest_payload(session, lines, retrieval) -> dict:
              "text": n.text} for n in part.passages]} for part in retrieval.parts],
         "plan": retrieval.plan.as_dict(),
         "lead": "digest",
+        "written": session.writes_answers,
     }
 
 

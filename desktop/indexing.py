@@ -59,8 +59,11 @@ class IndexingManager(QObject):
     def enqueue(self, book_id: str, first: bool = False, preempt: bool = False) -> None:
         """Queue a book. A new import comes first and may preempt the running
         job: that one stops at its next checkpoint and resumes after."""
-        if book_id == self.current or self.target_stage < 1:
+        if self.target_stage < 1:
             return
+        if book_id == self.current and not (self.cancel is not None and self.cancel.cancelled):
+            return
+        # A book whose job is stopping (new settings, say) is queued to run again after it.
         if book_id in self.queue:
             self.queue.remove(book_id)
         if first:

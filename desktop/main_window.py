@@ -541,7 +541,7 @@ class MainWindow(QMainWindow):
             self.progress.hide()
             self.cancel_index.hide()
             self.index_label.setText("")
-        if cancelled:
+        if cancelled and book_id not in self.indexing.queue:  # queued again (new settings): it goes on now
             self.statusBar().showMessage("Indexing stopped; it resumes where it stopped next time.", 5000)
 
     def _index_failed(self, book_id: str, message: str) -> None:

@@ -148,6 +148,10 @@ SITUATING_CHOICES = (
     ("Always", "on"),
     ("Never", "off"),
 )
+ANSWER_CHOICES = (
+    ("The evidence, then the model's answer", "model"),
+    ("The evidence only (no model call)", "evidence"),
+)
 
 
 class SettingsDialog(QDialog):
@@ -193,6 +197,17 @@ class SettingsDialog(QDialog):
             "write them badly (with the 135M default they lowered retrieval), and each one is a model call "
             "while indexing.")
         indexing_form.addRow("Situating sentences:", self.situating)
+        asking = QGroupBox("Asking", self)
+        asking_form = QFormLayout(asking)
+        self.answers = QComboBox(self)
+        for text, value in ANSWER_CHOICES:
+            self.answers.addItem(text, value)
+        self.answers.setCurrentIndex(max(0, self.answers.findData(settings.answers)))
+        self.answers.setToolTip(
+            "The evidence (the book's own sentences, with citations) comes in milliseconds. A model's answer "
+            "under it takes the model's time: on a CPU with the small default model, half a minute for a "
+            "draft that often says little.")
+        asking_form.addRow("Answers:", self.answers)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -201,6 +216,7 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.embedder)
         layout.addWidget(running)
         layout.addWidget(indexing)
+        layout.addWidget(asking)
         layout.addStretch(1)
         layout.addWidget(buttons)
 
@@ -210,6 +226,7 @@ class SettingsDialog(QDialog):
             generator=self.generator.choice(), embedder=self.embedder.choice(),
             gpu_layers="auto" if layers < 0 else layers, threads=self.threads.value() or None,
             context_size=self.context.value() or None, situating_sentences=self.situating.currentData(),
+            answers=self.answers.currentData(),
         )
 
     def changes(self) -> list[str]:

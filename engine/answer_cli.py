@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+from .llm.settings import ANSWER_SETTINGS
 from .paths import data_dir
 
 
@@ -25,6 +26,9 @@ def add_parsers(commands) -> None:
     ask.add_argument("--json", action="store_true", help="print the whole result as JSON at the end")
     ask.add_argument("--budget", type=int, default=12)
     ask.add_argument("--planner", choices=["code", "model", "auto"], default="auto")
+    ask.add_argument("--answers", choices=ANSWER_SETTINGS, default=None,
+                     help="model: the generator writes an answer under the evidence; evidence: the evidence alone, "
+                          "no model loaded (default: the settings' choice)")
     ask.set_defaults(handler=run_ask)
 
     evaluate = commands.add_parser("eval", help="measure retrieval (and answers) on a question set")
@@ -74,15 +78,19 @@ def run_eval(args) -> int:
     return 0
 
 
-def _session(reference: str):
+def _session(reference: str, answers: str | None = None):
     """The book, imported and indexed to stage 1 first if need be."""
     from .answer.session import AnswerSession
     from .index_cli import _Bar
+    from .llm.settings import ModelSettings
     from .store import Library
 
     library = Library()
     book_id = library.resolve(reference)
-    session = AnswerSession(library, book_id)
+    settings = ModelSettings.load()
+    if answers is not None:
+        settings.answers = answers
+    session = AnswerSession(library, book_id, settings=settings)
     if session.indexer.status()["stage_reached"] < 1:
         print(f"indexing {session.indexer.book.title} (stage 1, no model needed)\u2026", file=sys.stderr)
         bar = _Bar()
@@ -136,7 +144,7 @@ def run_ask(args) -> int:
     from .llm.types import CancelToken
     import signal
 
-    session = _session(args.book)
+    session = _session(args.book, args.answers)
     cancel = CancelToken()
     previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
     quiet = args.json
@@ -145,6 +153,9 @@ def run_ask(args) -> int:
         if not quiet:
             print("Evidence:")
             print(digest_markdown(lines, [part.part.text for part in retrieval.parts]))
+            if not session.writes_answers:
+                print("\n(Evidence only, as --answers or the settings ask: no model answer.)")
+                return
             small = session.generator is not None and is_small(session.generator)
             print("\nDraft answer (the default model is tiny; see the evidence above):" if small else "\nAnswer:")
             sys.stdout.flush()
@@ -180,6 +191,9 @@ def run_ask(args) -> int:
         for citation in result.citations:
             print(f"  [{citation.passage_id}] {citation.label}, characters {citation.start}-{citation.end}")
     timings = result.timings
+    if not result.written:
+        print(f"(retrieval {timings['retrieval'] * 1000:.0f} ms, total {timings['total']} s)")
+        return 0
     print(f"\n(retrieval {timings['retrieval'] * 1000:.0f} ms, first token {timings['first_token']} s, "
           f"total {timings['total']} s; {result.citations_dropped} citations dropped)")
     return 0

@@ -120,7 +120,16 @@ def main() -> int:
     dialog.resize(620, dialog.sizeHint().height())
     dialog.show()
     shot("7-settings", dialog)
+    dialog.answers.setCurrentIndex(dialog.answers.findData("evidence"))
+    settings = dialog.settings()
     dialog.close()
+
+    # The same question with answers set to the evidence alone.
+    window.apply_settings(settings)
+    done.clear()
+    window.ask_panel.ask()
+    wait(lambda: bool(done), 120)
+    shot("8-evidence-only")
     window.open_book(excerpt)
     wait(lambda: window.book is not None and window.book.book_id == excerpt, 30)
     window.close()

@@ -196,6 +196,30 @@ def test_citations_that_do_not_resolve_are_dropped(session):
     assert citation.label == book.sections[citation.section - 1].label
 
 
+def test_evidence_only_answers_load_no_model(session):
+    """With answers set to "evidence", asking gives the digest and stops:
+    no generator is loaded, planned with, or called."""
+    settings = ModelSettings(answers="evidence")
+    settings.save(session.library.root / "models.json")
+    assert ModelSettings.load(session.library.root / "models.json").answers == "evidence"
+    evidence_only = AnswerSession(session.library, session.book_id, settings=settings,
+                                  embedder=session.context.search.embedder)
+    assert not evidence_only.writes_answers
+    digests, pieces = [], []
+    result = evidence_only.ask("What did the old horse say about the hare and the dogs?",
+                               on_digest=lambda lines, found: digests.append(lines), on_text=pieces.append)
+    assert evidence_only._generator is None and evidence_only.indexer._generator is None
+    assert result.digest and digests == [result.digest] and not pieces
+    assert (result.written, result.answer, result.citations, result.lead) == (False, "", [], "digest")
+    assert result.plan.path == "code" and result.timings["first_token"] is None
+    assert result.as_dict()["written"] is False and result.tokens["prompt"] == 0
+    from engine.llm.errors import ModelError
+
+    with pytest.raises(ModelError, match="answers must be model or evidence"):
+        (session.library.root / "models.json").write_text('{"answers": "sometimes"}')
+        ModelSettings.load(session.library.root / "models.json")
+
+
 def test_a_real_answer_from_the_default_model(session):
     order = []
     pieces = []
@@ -277,6 +301,11 @@ def test_ask_command_streams_evidence_then_the_draft_and_reports_json(chapterhou
     assert document["lead"] == "digest" and document["digest"] and not document["cancelled"]
     assert {"answer", "citations", "citations_dropped", "not_found", "retried", "timings", "tokens"} <= set(document)
     assert document["timings"]["first_token"] is not None and document["tokens"]["prompt"] > 0
+    evidence = subprocess.run([sys.executable, "-m", "engine", "ask", "Three Chapters from Black Beauty", question,
+                               "--answers", "evidence"], capture_output=True, text=True, cwd=ROOT, env=env)
+    assert evidence.returncode == 0, evidence.stderr
+    assert "Evidence:" in evidence.stdout and "Evidence only" in evidence.stdout
+    assert "Draft answer" not in evidence.stdout and "first token" not in evidence.stdout
 
 
 def test_eval_harness_reports_recall_baselines_and_ablations(tmp_path, fixtures, chapterhouse_home):

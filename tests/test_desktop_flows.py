@@ -317,6 +317,51 @@ def test_settings_round_trip_and_a_missing_model_is_a_message(qtbot, fixtures, c
     assert window.ask_panel.ask_button.isEnabled()
 
 
+def test_evidence_only_answers_say_so_and_load_no_model(qtbot, fixtures):
+    from desktop.settings_dialog import SettingsDialog
+    from engine.llm.settings import ModelSettings
+
+    window = _window(qtbot)
+    dialog = SettingsDialog(ModelSettings.load(), "", window)
+    dialog.answers.setCurrentIndex(dialog.answers.findData("evidence"))
+    assert dialog.changes() == []  # nothing to re-index
+    window.apply_settings(dialog.settings())
+    assert ModelSettings.load().answers == "evidence"
+    assert SettingsDialog(ModelSettings.load(), "", window).answers.currentData() == "evidence"
+
+    _import_and_index(qtbot, window, fixtures / "three-chapters.txt")
+    panel = window.ask_panel
+    panel.question.setText(QUESTION)
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as finished:
+        panel.ask()
+    result = finished.args[0]
+    assert result["written"] is False and result["digest"] and not result["answer"]
+    shown = panel.answer_view.toPlainText()
+    assert "Evidence only" in shown and "Draft answer" not in shown
+    assert panel.status.text().startswith("Evidence in") and "first words" not in panel.status.text()
+    assert window._sessions[window.book.book_id]._generator is None  # no model loaded to answer
+    assert panel.ask_button.isEnabled()
+
+
+def test_saving_settings_while_the_model_writes_summaries_stops_it_cleanly(qtbot, fixtures):
+    """Saving settings lets go of the loaded models while stage 2 is in the
+    middle of a generation: the job stops at its next checkpoint (freeing
+    llama.cpp's memory under it used to crash the app) and indexing resumes."""
+    from engine.llm.settings import ModelSettings
+
+    window = _window(qtbot, index_stage=2)
+    stages, ends = [], []
+    window.indexing.progressed.connect(lambda book_id, p: stages.append(p.stage))
+    window.indexing.finished.connect(lambda book_id, stage, cancelled: ends.append((stage, cancelled)))
+    _drop(window, fixtures / "three-chapters.txt")
+    qtbot.waitUntil(lambda: 2 in stages, timeout=120000)
+    qtbot.wait(1500)  # into the first summary's generation
+    window.apply_settings(ModelSettings.load())
+    qtbot.waitUntil(lambda: (2, False) in ends, timeout=300000)
+    assert (1, True) in ends, ends  # stopped mid-stage 2, then resumed
+    qtbot.waitUntil(lambda: window.library_view.table.item(0, 3).text() == "stage 2 of 4", timeout=10000)
+
+
 def test_reading_position_and_font_size_survive_a_restart(qtbot, fixtures):
     window = _window(qtbot)
     book_id = _import_and_index(qtbot, window, fixtures / "three-chapters.txt")

@@ -62,6 +62,7 @@ class AnswerResult:
     cancelled: bool = False
     labels: dict[int, str] = field(default_factory=dict)  # section ordinal -> label
     discarded_draft: str = ""  # a draft that only restated the question, kept for the record
+    written: bool = True  # False when the settings leave answers to the evidence digest alone
 
     def as_dict(self) -> dict:
         return {
@@ -73,6 +74,7 @@ class AnswerResult:
                       for part in self.retrieval.parts],
             "plan": self.plan.as_dict(), "plan_path": self.plan.path,
             "timings": self.timings, "tokens": self.tokens, "discarded_draft": self.discarded_draft,
+            "written": self.written,
         }
 
 

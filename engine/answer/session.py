@@ -100,6 +100,12 @@ class AnswerSession:
     def digest(self, retrieval: Retrieval) -> list[DigestLine]:
         return evidence_digest(retrieval, self.context)
 
+    @property
+    def writes_answers(self) -> bool:
+        """Whether `ask` has the generator write an answer under the digest
+        (the settings' "answers"); when not, no generator is even loaded."""
+        return self.indexer.settings.answers == "model"
+
     def ask(self, question: str, budget: int = 12, planner: str = "auto", cancel: CancelToken | None = None,
             on_digest=None, on_text=None, on_retry=None) -> AnswerResult:
         """Plan, retrieve, digest, answer. `on_digest` gets the digest as soon as
@@ -107,6 +113,8 @@ class AnswerSession:
         `on_retry` a notice that the answer restarts with more passages."""
         cancel = cancel or CancelToken()
         started = time.perf_counter()
+        if planner == "auto" and not self.writes_answers:
+            planner = "code"
         plan = self.plan(question, planner, cancel)
         planned = time.perf_counter()
         retrieval = retrieve(plan, self.context, budget=budget)
@@ -114,6 +122,15 @@ class AnswerSession:
         digested = time.perf_counter()
         if on_digest is not None:
             on_digest(digest, retrieval)
+        if not self.writes_answers:
+            return AnswerResult(
+                question=question, answer="", lead="digest", citations=[], citations_dropped=0, not_found=False,
+                retried=False, digest=digest, retrieval=retrieval, plan=plan, cancelled=cancel.cancelled,
+                labels={s.ordinal: s.label for s in self.context.book.sections}, written=False,
+                timings={"planning": round(planned - started, 3), "retrieval": round(retrieval.seconds, 4),
+                         "digest": round(digested - planned - retrieval.seconds, 3), "first_token": None,
+                         "total": round(time.perf_counter() - started, 3)},
+                tokens={"prompt": 0, "processed": 0, "generated": 0})
         draft = is_small(self.generator)
         shown = DRAFT_PASSAGES if draft else None
         generated = generate_answer(self.generator, self.context, retrieval, cancel, on_text, shown)

@@ -87,10 +87,12 @@ def open_embedder(settings: ModelSettings | None = None) -> Embedder:
 
 
 def release_all() -> None:
-    """Close every loaded model (settings changed, or the app is quitting)."""
+    """Forget every loaded model (the settings changed): the next open loads
+    anew. A model is not closed here: a job may still be using it (an index
+    run stopping at its next checkpoint, an answer), and freeing llama.cpp's
+    memory under it crashes the process. Each is freed when its last user
+    lets go of it."""
     with _lock:
-        for model in _loaded.values():
-            model.close()
         _loaded.clear()
 
 

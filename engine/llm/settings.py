@@ -17,6 +17,10 @@ CATALOGUE, FILE, FOLDER, REMOTE = "catalogue", "file", "folder", "remote"
 # Situating sentences in stage 2: "auto" (only with generators of 1B
 # parameters or more, see index.writing), always, or never.
 SITUATING_SETTINGS = ("auto", "on", "off")
+# Answers: the generator writes one under the evidence digest ("model"), or
+# the digest is the whole answer and no generator is loaded ("evidence"): on
+# a CPU with the 135M default, a draft costs half a minute and says little.
+ANSWER_SETTINGS = ("model", "evidence")
 SETTINGS_FILE = "models.json"
 
 
@@ -45,6 +49,7 @@ class ModelSettings:
     threads: int | None = None  # None: llama.cpp and ONNX Runtime choose
     context_size: int | None = None  # None: the model's own, at most 8k
     situating_sentences: str = "auto"  # one of SITUATING_SETTINGS
+    answers: str = "model"  # one of ANSWER_SETTINGS
 
     @classmethod
     def load(cls, path: Path | None = None) -> "ModelSettings":
@@ -60,6 +65,7 @@ class ModelSettings:
                 threads=data.get("threads"),
                 context_size=data.get("context_size"),
                 situating_sentences=_situating(data.get("situating_sentences", "auto")),
+                answers=_answers(data.get("answers", "model")),
             )
         except (ValueError, TypeError, AttributeError) as error:
             raise ModelError(path, f"model settings are unreadable ({error}); fix or delete the file") from None
@@ -93,6 +99,12 @@ def settings_path() -> Path:
 def _situating(value) -> str:
     if value not in SITUATING_SETTINGS:
         raise ValueError(f"situating_sentences must be auto, on or off, not {value!r}")
+    return value
+
+
+def _answers(value) -> str:
+    if value not in ANSWER_SETTINGS:
+        raise ValueError(f"answers must be model or evidence, not {value!r}")
     return value
 
 
