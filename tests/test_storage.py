@@ -161,3 +161,18 @@ def test_kill_at_any_moment_leaves_the_library_consistent(sample_book, chapterho
     assert not [p for p in library.books_dir.iterdir() if p.name.startswith(".")]
     result = library.import_book(sample_book)
     assert result.created == (not books)
+
+
+def test_the_exported_history_quotes_the_evidence_as_the_app_shows_it(library, fixtures):
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    journal = library.journal(book_id)
+    try:
+        journal.add({"question": "What hare?", "answer": "", "lead": "digest", "citations": [], "digest": [
+            {"text": '"What hare?" I said.', "label": "Chapter 2", "passage_id": "p2.2"},
+            {"text": "They could not get away.\"", "label": "Chapter 3", "passage_id": "p3.1"}]})
+        text = journal.markdown("Three Chapters")
+    finally:
+        journal.close()
+    assert '- "What hare?" I said. \u2014 Chapter 2 [p2.2]' in text  # dialogue keeps its own marks
+    assert "- \u201cThey could not get away.\u201d \u2014 Chapter 3 [p3.1]" in text  # no unpaired mark
+    assert "**Draft answer**" not in text

@@ -61,6 +61,8 @@ class BookJournal:
 
     def markdown(self, title: str, author: str | None = None) -> str:
         """The book's questions and answers, each with its evidence and citations."""
+        from ..answer.digest import quoted  # quoted as the app shows it
+
         lines = [f"# Questions about {title}" + (f" by {author}" if author else ""), ""]
         for entry in self.entries():
             result = entry.result
@@ -71,7 +73,7 @@ class BookJournal:
                 lines.append("**Evidence**")
                 lines.append("")
                 for line in digest:
-                    lines.append(f"- \u201c{line['text']}\u201d \u2014 {line['label']} [{line['passage_id']}]")
+                    lines.append(f"- {quoted(line['text'])} \u2014 {line['label']} [{line['passage_id']}]")
                 lines.append("")
             if entry.answer:
                 heading = "**Draft answer**" if result.get("lead") == "digest" else "**Answer**"
