@@ -96,6 +96,11 @@ def test_a_long_speech_in_quotation_marks_is_split_into_its_sentences():
     # Exact offsets, in order, and nothing but spaces left between them.
     assert all(start <= a < b <= len(text) and text[a:b] == text[a:b].strip() for a, b in spans)
     assert "".join(sentences).replace(" ", "") == text[start:].replace(" ", "")
+    # Passages are still cut where pysbd ends sentences, which keeps the speech
+    # whole: cutting at syntok's lowered location recall (see chunking._cut_points).
+    from engine.index.chunking import _cut_points
+
+    assert _cut_points(text, start, len(text)) == [(start, len(text))]
 
 
 def test_long_passages_are_read_in_overlapping_windows(embedder):
