@@ -187,27 +187,19 @@ class SettingsDialog(QDialog):
         form.addRow("Context size:", self.context)
         form.addRow("Running on:", self.device)
         indexing = QGroupBox("Indexing", self)
-        indexing_form = QFormLayout(indexing)
-        self.situating = QComboBox(self)
-        for text, value in SITUATING_CHOICES:
-            self.situating.addItem(text, value)
-        self.situating.setCurrentIndex(max(0, self.situating.findData(settings.situating_sentences)))
-        self.situating.setToolTip(
+        self.situating = self._choices(
+            SITUATING_CHOICES, settings.situating_sentences,
             "One sentence per passage that places it in the book, searched with the passage. Small models "
             "write them badly (with the 135M default they lowered retrieval), and each one is a model call "
             "while indexing.")
-        indexing_form.addRow("Situating sentences:", self.situating)
+        QFormLayout(indexing).addRow("Situating sentences:", self.situating)
         asking = QGroupBox("Asking", self)
-        asking_form = QFormLayout(asking)
-        self.answers = QComboBox(self)
-        for text, value in ANSWER_CHOICES:
-            self.answers.addItem(text, value)
-        self.answers.setCurrentIndex(max(0, self.answers.findData(settings.answers)))
-        self.answers.setToolTip(
+        self.answers = self._choices(
+            ANSWER_CHOICES, settings.answers,
             "The evidence (the book's own sentences, with citations) comes in milliseconds. A model's answer "
             "under it takes the model's time: on a CPU with the small default model, half a minute for a "
             "draft that often says little.")
-        asking_form.addRow("Answers:", self.answers)
+        QFormLayout(asking).addRow("Answers:", self.answers)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -219,6 +211,14 @@ class SettingsDialog(QDialog):
         layout.addWidget(asking)
         layout.addStretch(1)
         layout.addWidget(buttons)
+
+    def _choices(self, choices, current: str, tip: str) -> QComboBox:
+        box = QComboBox(self)
+        for text, value in choices:
+            box.addItem(text, value)
+        box.setCurrentIndex(max(0, box.findData(current)))
+        box.setToolTip(tip)
+        return box
 
     def settings(self) -> ModelSettings:
         layers = self.gpu_layers.value()
