@@ -122,14 +122,19 @@ class AnswerSession:
         digested = time.perf_counter()
         if on_digest is not None:
             on_digest(digest, retrieval)
+        labels = {s.ordinal: s.label for s in self.context.book.sections}
+
+        def timings(found: Retrieval, first_token: float | None) -> dict:
+            return {"planning": round(planned - started, 3), "retrieval": round(found.seconds, 4),
+                    "digest": round(digested - planned - found.seconds, 3),
+                    "first_token": round(digested - started + first_token, 3) if first_token is not None else None,
+                    "total": round(time.perf_counter() - started, 3)}
+
         if not self.writes_answers:
             return AnswerResult(
                 question=question, answer="", lead="digest", citations=[], citations_dropped=0, not_found=False,
                 retried=False, digest=digest, retrieval=retrieval, plan=plan, cancelled=cancel.cancelled,
-                labels={s.ordinal: s.label for s in self.context.book.sections}, written=False,
-                timings={"planning": round(planned - started, 3), "retrieval": round(retrieval.seconds, 4),
-                         "digest": round(digested - planned - retrieval.seconds, 3), "first_token": None,
-                         "total": round(time.perf_counter() - started, 3)},
+                labels=labels, written=False, timings=timings(retrieval, None),
                 tokens={"prompt": 0, "processed": 0, "generated": 0})
         draft = is_small(self.generator)
         shown = DRAFT_PASSAGES if draft else None
@@ -152,16 +157,11 @@ class AnswerSession:
         discarded = ""
         if generated["finish"] != "cancelled" and adds_nothing(answer, question):
             discarded, answer, citations = answer, "", []
-        first_token = generated["first_token"]
         return AnswerResult(
             question=question, answer=answer, lead="digest" if draft else "answer",
             citations=citations, citations_dropped=dropped, not_found=not_found(answer), retried=retried,
             digest=digest, retrieval=retrieval, plan=plan, cancelled=generated["finish"] == "cancelled",
-            labels={s.ordinal: s.label for s in self.context.book.sections}, discarded_draft=discarded,
-            timings={"planning": round(planned - started, 3), "retrieval": round(retrieval.seconds, 4),
-                     "digest": round(digested - planned - retrieval.seconds, 3),
-                     "first_token": round(digested - started + first_token, 3) if first_token is not None else None,
-                     "total": round(time.perf_counter() - started, 3)},
+            labels=labels, discarded_draft=discarded, timings=timings(retrieval, generated["first_token"]),
             tokens={"prompt": generated["prompt"], "processed": generated["processed"],
                     "generated": generated["generated"]},
         )
