@@ -224,6 +224,16 @@ def test_the_digest_reads_stored_sentence_vectors_and_an_older_index_gets_them(s
     assert not lacks_sentence_vectors(library, book_id)
     embedded.clear()
     assert [line.text for line in digest()] == [line.text for line in lines] and embedded == []
+    # Rows cut by another sentence splitter (an index made before syntok) are
+    # not read, and the next run makes them again.
+    with indexer.store.transaction() as connection:
+        connection.execute("UPDATE index_sentences SET text_hash = substr(text_hash, 1, 20) || ' pysbd'")
+    assert lacks_sentence_vectors(library, book_id)
+    assert indexer.store.sentences(indexer.store.nodes(kind="passage")) == {}
+    assert indexer.run(up_to=1).stats[1]["vectors_refreshed"] == passages
+    assert not lacks_sentence_vectors(library, book_id)
+    embedded.clear()
+    assert [line.text for line in digest()] == [line.text for line in lines] and embedded == []
     # An embedder that gives no word-piece vectors (a remote one) keeps none,
     # and is not asked again on every run.
     monkeypatch.setattr(embedder, "reads_tokens", False)

@@ -83,6 +83,11 @@ def count_tokens(texts: list[str]) -> list[int]:
     return [len(encoding.ids) for encoding in _tokenizer().encode_batch(texts, add_special_tokens=False)]
 
 
+# Stored with each passage's sentence rows: rows cut by another splitter (an
+# index made before syntok has pysbd's sentences) are made again.
+SENTENCE_SPLITTER = "syntok"
+
+
 def sentence_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """Sentences of text[start:end], as absolute (start, end) offsets.
 

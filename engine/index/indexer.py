@@ -36,7 +36,7 @@ from ..llm.errors import ContextLimitError, ModelError
 from ..llm.types import CancelToken
 from .builders import embedder_identity, generator_identity
 from .cards import CARD_NAMES, write_cards
-from .chunking import ChunkingParameters, fixed_passages, sentence_spans
+from .chunking import SENTENCE_SPLITTER, ChunkingParameters, fixed_passages, sentence_spans
 from .search import BookSearch
 from .searchfiles import build_generation, current_generation
 from .segmenter import SegmentationStats, llm_passages
@@ -351,7 +351,7 @@ class BookIndexer:
         relative = [[(a + shift, b + shift) for a, b in mine] for mine, shift in zip(spans, shifts)]
         vectors, sentence_vectors = embed_windows_and_sentences(self.embedder, texts, relative, cancel)
         return ([(n.id, n.text_hash(), v) for n, v in zip(nodes, vectors)],
-                [(n.id, n.text_hash(), mine, found) for n, mine, found in zip(nodes, spans, sentence_vectors)
+                [(n.id, n.sentence_key(), mine, found) for n, mine, found in zip(nodes, spans, sentence_vectors)
                  if n.kind == PASSAGE])
 
     # ------------------------------------------------------------ stage 2
@@ -509,14 +509,16 @@ def stage_in_use(library, book_id: str, settings, specs: dict | None = None) -> 
 
 def lacks_sentence_vectors(library, book_id: str) -> bool:
     """Whether a searchable book's passages lack the sentence vectors stage 1
-    keeps for the evidence digest (an index made before it kept them): a run
-    of the indexer adds them. Reads, loads no model. An embedder known to
-    give none (a remote one, or one pooled by its CLS token) needs no run."""
+    keeps for the evidence digest, or have them cut by another splitter (an
+    index made before it kept them, or before syntok): a run of the indexer
+    makes them. Reads, loads no model. An embedder known to give none (a
+    remote one, or one pooled by its CLS token) needs no run."""
     embedder = _manifest_entry(library, book_id, "embedder")
     if embedder is None or embedder.get("backend") == "remote" or embedder.get("sentence_vectors") is False:
         return False
     rows = _read_only(library, book_id, "SELECT COUNT(*) FROM index_nodes n WHERE n.kind = ? AND NOT EXISTS "
-                      "(SELECT 1 FROM index_sentences s WHERE s.node_id = n.id)", (PASSAGE,))
+                      "(SELECT 1 FROM index_sentences s WHERE s.node_id = n.id AND s.text_hash LIKE ?)",
+                      (PASSAGE, f"% {SENTENCE_SPLITTER}"))
     # No such table: the database predates sentence vectors.
     return rows is None or rows[0][0] > 0
 

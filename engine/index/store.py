@@ -21,6 +21,8 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
+from .chunking import SENTENCE_SPLITTER
+
 INDEX_FORMAT = 1
 PASSAGE, PART_SUMMARY, SECTION_SUMMARY, TIER_SUMMARY, BOOK_SUMMARY, CARD = (
     "passage", "part-summary", "section-summary", "tier-summary", "book-summary", "card")
@@ -98,6 +100,11 @@ class Node:
 
     def text_hash(self) -> str:
         return hashlib.sha256(self.embedded_text().encode("utf-8")).hexdigest()[:20]
+
+    def sentence_key(self) -> str:
+        """What the passage's stored sentences were made from: its embedded
+        text and the splitter that cut them."""
+        return f"{self.text_hash()} {SENTENCE_SPLITTER}"
 
 
 _COLUMNS = ("id", "level", "kind", "section", "seq", "start", "end", "paragraph_first", "paragraph_last", "tokens",
@@ -225,7 +232,7 @@ class IndexStore:
     # ------------------------------------------------------------ sentences
 
     def put_sentences(self, items: list[tuple[str, str, list[tuple[int, int]], np.ndarray]]) -> None:
-        """(passage id, hash of its embedded text, sentence spans in the book,
+        """(passage id, its `sentence_key`, sentence spans in the book,
         one vector per sentence), inside a transaction. Half precision: the
         digest only ranks a few dozen sentences by them."""
         self._connection.executemany(
@@ -235,8 +242,8 @@ class IndexStore:
 
     def sentences(self, nodes: list[Node]) -> dict[str, tuple[list[tuple[int, int]], np.ndarray]]:
         """Stored sentence spans and vectors of these passages, where they
-        were made from the passage's present text."""
-        wanted = {node.id: node.text_hash() for node in nodes}
+        were made from the passage's present text by the present splitter."""
+        wanted = {node.id: node.sentence_key() for node in nodes}
         every = list(wanted)
         found = {}
         for start in range(0, len(every), 500):
@@ -253,9 +260,10 @@ class IndexStore:
         return found
 
     def stale_sentences(self, nodes: list[Node]) -> list[Node]:
-        """Passages whose sentence vectors are missing or were made from other text."""
+        """Passages whose sentence vectors are missing, or were made from other
+        text or by another splitter."""
         have = dict(self._connection.execute("SELECT node_id, text_hash FROM index_sentences"))
-        return [node for node in nodes if node.kind == PASSAGE and have.get(node.id) != node.text_hash()]
+        return [node for node in nodes if node.kind == PASSAGE and have.get(node.id) != node.sentence_key()]
 
     # ------------------------------------------------------------ checkpoints
 
