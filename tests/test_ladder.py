@@ -218,7 +218,8 @@ def test_a_book_built_by_another_generator_is_indexed_again_by_the_app(full, tmp
     assert stage_reached(library, book_id) == 4
     # The default generator wrote it, with situating sentences asked for.
     assert stage_in_use(library, book_id, ModelSettings(situating_sentences="on")) == 4
-    assert stage_in_use(library, book_id, ModelSettings()) == 4  # "auto" follows the model
+    # "auto" asks the 135M for none: a run would redo stages 2-4 without them.
+    assert stage_in_use(library, book_id, ModelSettings()) == 1
     assert stage_in_use(library, book_id, ModelSettings(situating_sentences="off")) == 1
     other = tmp_path / "a-bigger-model.gguf"
     other.write_bytes(b"GGUF")  # only its name and place are read here
@@ -239,7 +240,34 @@ def test_a_book_embedded_by_another_embedder_is_indexed_again_by_the_app(full, t
     other = ModelSettings(embedder=ModelChoice(source=FOLDER, path=str(folder)))
     # Its vectors are stale: stage 1 runs again (it redoes only the vectors: test_index_stage1).
     assert stage_in_use(library, book_id, other) == 0
-    assert stage_in_use(library, book_id, ModelSettings(embedder=ModelChoice(id="all-minilm-l6-v2-int8"))) == 4
+    assert stage_in_use(library, book_id, ModelSettings(embedder=ModelChoice(id="all-minilm-l6-v2-int8"),
+                                                      situating_sentences="on")) == 4
+
+
+def test_a_run_with_nothing_for_the_generator_to_write_loads_none(full, models, tmp_path):
+    """A finished book queued only for its sentence vectors (at start) gets
+    them without the generator loaded; a book that another generator would
+    rewrite still loads it."""
+    from engine.llm.errors import ModelError
+    from engine.llm.settings import FILE, ModelChoice
+
+    indexer, _, _ = full
+    passages = indexer.store.count("passage")
+    with indexer.store.transaction() as connection:
+        connection.execute("DELETE FROM index_sentences")
+    refresh = BookIndexer(indexer.library, indexer.book_id, settings=ModelSettings(situating_sentences="on"),
+                          embedder=models[1])
+    result = refresh.run(up_to=4)
+    assert result.completed_stage == 4 and result.stats[1]["vectors_refreshed"] == passages
+    assert refresh._generator is None
+    assert refresh.status()["stage_reached"] == 4 and refresh.status()["generator"] == indexer.status()["generator"]
+    refresh.close()
+    other = tmp_path / "a-bigger-model.gguf"
+    other.write_bytes(b"GGUF")  # not a model: loading it fails
+    chosen = ModelSettings(generator=ModelChoice(source=FILE, path=str(other)), situating_sentences="on")
+    with pytest.raises(ModelError):
+        BookIndexer(indexer.library, indexer.book_id, settings=chosen, embedder=models[1]).run(up_to=4)
+    assert indexer.status()["stage_reached"] == 4
 
 
 def test_a_new_generator_redoes_stages_two_to_four_only(full, models, tmp_path):

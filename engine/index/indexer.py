@@ -33,8 +33,9 @@ from filelock import FileLock, Timeout
 from ..book import Book
 from ..errors import ChapterhouseError
 from ..llm.errors import ContextLimitError, ModelError
+from ..llm.generator import SMALL_MODEL_PARAMETERS
 from ..llm.types import CancelToken
-from .builders import embedder_identity, generator_identity
+from .builders import embedder_identity, generator_identity, writer_parameters
 from .cards import CARD_NAMES, write_cards
 from .chunking import SENTENCE_SPLITTER, ChunkingParameters, fixed_passages, sentence_spans
 from .search import BookSearch
@@ -239,7 +240,7 @@ class BookIndexer:
             if built is not None and built.get("key") != embedder["key"]:
                 self.store.clear_vectors()
             self.store.set_manifest_value("embedder", embedder)
-        if up_to >= 2 or self.parameters.segmenter == "llm":
+        if (up_to >= 2 or self.parameters.segmenter == "llm") and not self._generator_settled(up_to):
             generator = generator_identity(self.generator, self.situate)
             with self.store.transaction():
                 built = self.store.manifest_value("generator")
@@ -247,6 +248,15 @@ class BookIndexer:
                     # Keep the old text until each unit is redone: the book stays searchable.
                     self.store.forget_steps(_LLM_STEPS)
                 self.store.set_manifest_value("generator", generator)
+
+    def _generator_settled(self, up_to: int) -> bool:
+        """Whether every stage up to `up_to` is done, and by the generator the
+        settings name now: reconciling then needs no model loaded (a run that
+        only refreshes vectors or sentences, queued at start)."""
+        if self._generator is not None or self.situating_setting != self.settings.situating_sentences:
+            return False
+        return (stage_reached(self.library, self.book_id) >= up_to
+                and not _built_by_another_generator(self.library, self.book_id, self.settings, {}))
 
     @property
     def situate(self) -> bool:
@@ -584,9 +594,15 @@ def _built_by_another_generator(library, book_id: str, settings, specs: dict) ->
         return True
     if spec["backend"] == "remote" and spec["endpoint"].model and built.get("model") != spec["endpoint"].model:
         return True
-    # "auto" follows the model (unchanged here); an explicit choice is compared.
+    # The same model: "auto" asks it for situating sentences by its recorded
+    # size (an unknown one counts as capable, as `writes_situating` does).
     choice = settings.situating_sentences
-    return choice != "auto" and built.get("situating", True) != (choice == "on")
+    if choice == "auto":
+        parameters = writer_parameters(built)
+        wanted = parameters is None or parameters >= SMALL_MODEL_PARAMETERS
+    else:
+        wanted = choice == "on"
+    return built.get("situating", True) != wanted
 
 
 def _tier_calls(count: int) -> int:
