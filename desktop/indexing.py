@@ -6,7 +6,8 @@ queued book that has none before starting its LLM stages, and the book the
 reader has open goes before other waiting books. Books left
 half-indexed when the app closed are picked up again at start. While the
 reader waits for an answer, the indexing job pauses at its next safe point so
-the answer gets the CPU.
+the answer gets the CPU. A book that another process is indexing (the
+`chapterhouse index` command) is tried again every little while.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
-from engine.index.indexer import BookIndexer, Progress
+from engine.index.indexer import BookIndexer, IndexingBusy, Progress
 from engine.llm.types import CancelToken
 
 from .tasks import BACKGROUND, TaskRunner
@@ -40,6 +41,8 @@ class IndexingManager(QObject):
     finished = Signal(str, int, bool)  # book id, stage reached, cancelled
     failed = Signal(str, str)  # book id, message
     queued = Signal(str, int)  # book id, stage reached so far: waiting for its turn
+    waiting = Signal(str, int)  # book id, stage: another process is indexing it; tried again later
+    busy_retry_ms = 15000
 
     def __init__(self, library, runner: TaskRunner, target_stage: int = FULL_LADDER, parent=None):
         super().__init__(parent)
@@ -52,6 +55,7 @@ class IndexingManager(QObject):
         self.states: dict[str, IndexState] = {}
         self._task = None
         self._preempted: str | None = None
+        self.waiting_for_others: set[str] = set()
         self.progressed.connect(self._record_progress)  # queued: emitted from the worker
 
     # ------------------------------------------------------------ queue
@@ -61,6 +65,7 @@ class IndexingManager(QObject):
         job: that one stops at its next checkpoint and resumes after."""
         if self.target_stage < 1:
             return
+        self.waiting_for_others.discard(book_id)
         if book_id == self.current and not (self.cancel is not None and self.cancel.cancelled):
             return
         # A book whose job is stopping (new settings, say) is queued to run again after it.
@@ -95,10 +100,11 @@ class IndexingManager(QObject):
                 self.enqueue(book_id)
 
     def active(self) -> set[str]:
-        """Books indexing now or waiting their turn."""
-        return set(self.queue) | ({self.current} if self.current else set())
+        """Books indexing now or waiting their turn (or for another process)."""
+        return set(self.queue) | self.waiting_for_others | ({self.current} if self.current else set())
 
     def cancel_book(self, book_id: str) -> None:
+        self.waiting_for_others.discard(book_id)
         if book_id in self.queue:
             self.queue.remove(book_id)
         if book_id == self.current and self.cancel is not None:
@@ -115,6 +121,7 @@ class IndexingManager(QObject):
 
     def cancel_all(self) -> None:
         self.queue.clear()
+        self.waiting_for_others.clear()
         if self.cancel is not None:
             self.cancel.cancel()
 
@@ -157,6 +164,8 @@ class IndexingManager(QObject):
                     result = indexer.run(up_to=target, progress=lambda p: self.progressed.emit(book_id, p),
                                          cancel=cancel)
                 return indexer.status()["stage_reached"], result.cancelled, False
+            except IndexingBusy:
+                return indexer.status()["stage_reached"], False, False, True
             finally:
                 indexer.close()
 
@@ -175,18 +184,32 @@ class IndexingManager(QObject):
         """Whether a queued book has no stage 1 yet (read from the worker: a snapshot is enough)."""
         return any(self.states[b].stage_reached < 1 for b in list(self.queue) if b in self.states)
 
-    def _done(self, book_id: str, stage: int, cancelled: bool, yielded: bool = False) -> None:
+    def _done(self, book_id: str, stage: int, cancelled: bool, yielded: bool = False, busy: bool = False) -> None:
         state = self.states[book_id]
         state.stage_reached, state.running, state.progress = stage, False, None
         self.current, self.cancel = None, None
         preempted = self._preempted == book_id
         self._preempted = None
+        if busy:
+            if book_id not in self.queue:
+                self.waiting_for_others.add(book_id)
+                QTimer.singleShot(self.busy_retry_ms, self, lambda: self._try_again(book_id))
+                self.waiting.emit(book_id, stage)
+            self._next()
+            return
         if yielded and book_id not in self.queue:
             behind = [i for i, b in enumerate(self.queue) if b in self.states and self.states[b].stage_reached < 1]
             self.queue.insert(behind[-1] + 1 if behind else len(self.queue), book_id)
         # A job stopped to let a new book go first is not "cancelled" to the reader.
         self.finished.emit(book_id, stage, cancelled and not preempted)
         self._next()
+
+    def _try_again(self, book_id: str) -> None:
+        """A book another process was indexing: queued again unless the
+        reader cancelled it meanwhile (or queued it by hand)."""
+        if book_id in self.waiting_for_others:
+            self.waiting_for_others.discard(book_id)
+            self.enqueue(book_id)
 
     def _failed(self, book_id: str, message: str) -> None:
         state = self.states[book_id]

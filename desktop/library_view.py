@@ -109,10 +109,11 @@ class LibraryView(QWidget):
             self.table.selectRow(self._rows[selected])
         self._update_buttons()
 
-    def set_status(self, book_id: str, text: str) -> None:
+    def set_status(self, book_id: str, text: str, explanation: str = "") -> None:
         row = self._rows.get(book_id)
         if row is not None:
             self.table.item(row, 3).setText(text)
+            self.table.item(row, 3).setToolTip(explanation)
 
     def set_stage(self, book_id: str, stage: int) -> None:
         self._stages[book_id] = stage

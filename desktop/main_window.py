@@ -170,6 +170,7 @@ class MainWindow(QMainWindow):
         self.indexing.finished.connect(self._index_finished)
         self.indexing.failed.connect(self._index_failed)
         self.indexing.queued.connect(self._index_queued)
+        self.indexing.waiting.connect(self._index_waiting)
         self._build_actions()
         self._restore_window_state()
         self.pages.setCurrentIndex(_LIBRARY_PAGE)
@@ -289,6 +290,8 @@ class MainWindow(QMainWindow):
         for book_id, state in self.indexing.states.items():
             if state.progress is not None:
                 self.library_view.set_status(book_id, describe_progress(state.progress))
+            elif book_id in self.indexing.waiting_for_others:
+                self._show_waiting(book_id)
             elif state.error:
                 self._show_failed(book_id)
         for book_id in self.indexing.queue:
@@ -543,6 +546,17 @@ class MainWindow(QMainWindow):
             self.index_label.setText("")
         if cancelled and book_id not in self.indexing.queue:  # queued again (new settings): it goes on now
             self.statusBar().showMessage("Indexing stopped; it resumes where it stopped next time.", 5000)
+
+    def _index_waiting(self, book_id: str, stage: int) -> None:
+        self._index_finished(book_id, stage, False)
+        self._show_waiting(book_id)
+
+    def _show_waiting(self, book_id: str) -> None:
+        stage = self._statuses.get(book_id, 0)
+        self.library_view.set_status(
+            book_id, f"{STAGE_NAMES.get(stage, f'stage {stage}')}; waiting for another Chapterhouse process",
+            "Another Chapterhouse process (the chapterhouse index command, say) is indexing this book; "
+            "indexing goes on here when it stops.")
 
     def _index_failed(self, book_id: str, message: str) -> None:
         self._index_finished(book_id, self._statuses.get(book_id, 0), False)

@@ -477,6 +477,37 @@ def test_a_book_indexed_before_sentence_vectors_gets_them_at_start(qtbot, fixtur
     window.close()
 
 
+def test_a_book_another_process_is_indexing_waits_for_it_then_goes_on(qtbot, fixtures):
+    """The `chapterhouse index` command holds a book's lock: the library says
+    so (no error), the book stays cancellable, and the app indexes it once
+    the lock is free, without being asked again."""
+    from filelock import FileLock
+
+    library = Library()
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    other_process = FileLock(library.folder(book_id) / "indexing.lock")
+    other_process.acquire()
+    create_application()
+    window = MainWindow(library, index_stage=1)
+    qtbot.addWidget(window)
+    window.indexing.busy_retry_ms = 300
+    window.show()
+    failures, waits = [], []
+    window.indexing.failed.connect(lambda *args: failures.append(args))
+    window.indexing.waiting.connect(lambda *args: waits.append(args))
+    window.start()
+    qtbot.waitUntil(lambda: len(waits) >= 2, timeout=60000)  # tried again, still held
+    row = window.library_view._rows[book_id]
+    assert window.library_view.table.item(row, 3).text() == "not indexed; waiting for another Chapterhouse process"
+    assert "indexing goes on here when it stops" in window.library_view.table.item(row, 3).toolTip()
+    assert book_id in window.indexing.active() and not window.banner.isVisible() and failures == []
+    with qtbot.waitSignal(window.indexing.finished, timeout=120000) as finished:
+        other_process.release()
+    assert finished.args == [book_id, 1, False] and failures == []
+    assert window.library_view.table.item(row, 3).text() == "searchable (stage 1 of 4)"
+    window.close()
+
+
 def test_every_queued_book_becomes_searchable_before_any_gets_the_llm_stages(qtbot, fixtures):
     library = Library()
     books = [library.import_book(fixtures / name).book_id for name in ("three-chapters.txt",
