@@ -594,11 +594,15 @@ def _built_by_another_generator(library, book_id: str, settings, specs: dict) ->
         return True
     if spec["backend"] == "remote" and spec["endpoint"].model and built.get("model") != spec["endpoint"].model:
         return True
-    # The same model: "auto" asks it for situating sentences by its recorded
-    # size (an unknown one counts as capable, as `writes_situating` does).
+    # The same model: "auto" asks it for situating sentences by its size. An
+    # endpoint's is unknown and counts as capable, as in `writes_situating`; a
+    # local file's, when neither the manifest nor the catalogue knows it, is
+    # only known once loaded, so "auto" is taken to follow the model.
     choice = settings.situating_sentences
     if choice == "auto":
         parameters = writer_parameters(built)
+        if parameters is None and spec["backend"] == "llama.cpp":
+            return False
         wanted = parameters is None or parameters >= SMALL_MODEL_PARAMETERS
     else:
         wanted = choice == "on"
