@@ -393,12 +393,15 @@ def test_not_found_retries_once_with_more_passages_unless_it_is_a_draft(session)
     assert draft.lead == "digest" and not draft.retried  # the digest already shows all that was found
     generator = session.generator
     saved, generator.parameters = generator.parameters, None  # a generator of unknown size counts as capable
+    first = []
     try:
-        capable = session.ask(question, budget=2)
+        capable = session.ask(question, budget=2, on_digest=lambda digest, found: first.append(found))
     finally:
         generator.parameters = saved
     assert capable.lead == "answer" and capable.retried
     assert 2 < len(capable.retrieval.passages) <= 14
+    # The timings are those of the evidence shown first, not of the retry's.
+    assert capable.retrieval is not first[0] and capable.timings["retrieval"] == round(first[0].seconds, 4)
     assert capable.tokens["prompt"] > draft.tokens["prompt"]  # both calls are counted
 
 

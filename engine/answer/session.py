@@ -118,15 +118,17 @@ class AnswerSession:
         plan = self.plan(question, planner, cancel)
         planned = time.perf_counter()
         retrieval = retrieve(plan, self.context, budget=budget)
+        # The evidence shown first is timed, not a retry's wider retrieval.
+        retrieval_seconds = retrieval.seconds
         digest = self.digest(retrieval)
         digested = time.perf_counter()
         if on_digest is not None:
             on_digest(digest, retrieval)
         labels = {s.ordinal: s.label for s in self.context.book.sections}
 
-        def timings(found: Retrieval, first_token: float | None) -> dict:
-            return {"planning": round(planned - started, 3), "retrieval": round(found.seconds, 4),
-                    "digest": round(digested - planned - found.seconds, 3),
+        def timings(first_token: float | None) -> dict:
+            return {"planning": round(planned - started, 3), "retrieval": round(retrieval_seconds, 4),
+                    "digest": round(digested - planned - retrieval_seconds, 3),
                     "first_token": round(digested - started + first_token, 3) if first_token is not None else None,
                     "total": round(time.perf_counter() - started, 3)}
 
@@ -134,7 +136,7 @@ class AnswerSession:
             return AnswerResult(
                 question=question, answer="", lead="digest", citations=[], citations_dropped=0, not_found=False,
                 retried=False, digest=digest, retrieval=retrieval, plan=plan, cancelled=cancel.cancelled,
-                labels=labels, written=False, timings=timings(retrieval, None),
+                labels=labels, written=False, timings=timings(None),
                 tokens={"prompt": 0, "processed": 0, "generated": 0})
         draft = is_small(self.generator)
         shown = DRAFT_PASSAGES if draft else None
@@ -161,7 +163,7 @@ class AnswerSession:
             question=question, answer=answer, lead="digest" if draft else "answer",
             citations=citations, citations_dropped=dropped, not_found=not_found(answer), retried=retried,
             digest=digest, retrieval=retrieval, plan=plan, cancelled=generated["finish"] == "cancelled",
-            labels=labels, discarded_draft=discarded, timings=timings(retrieval, generated["first_token"]),
+            labels=labels, discarded_draft=discarded, timings=timings(generated["first_token"]),
             tokens={"prompt": generated["prompt"], "processed": generated["processed"],
                     "generated": generated["generated"]},
         )
