@@ -230,7 +230,12 @@ def test_the_digest_reads_stored_sentence_vectors_and_an_older_index_gets_them(s
         connection.execute("UPDATE index_sentences SET text_hash = substr(text_hash, 1, 20) || ' pysbd'")
     assert lacks_sentence_vectors(library, book_id)
     assert indexer.store.sentences(indexer.store.nodes(kind="passage")) == {}
-    assert indexer.run(up_to=1).stats[1]["vectors_refreshed"] == passages
+    events = []
+    assert indexer.run(up_to=1, progress=events.append).stats[1]["vectors_refreshed"] == passages
+    # A refresh takes minutes on a whole book: it says how far it has got.
+    refreshing = [event for event in events if event.stage_name == "vectors"]
+    assert refreshing and refreshing[0].done == 0 and len({event.total for event in refreshing}) == 1
+    assert [event.done for event in refreshing] == sorted({event.done for event in refreshing})
     assert not lacks_sentence_vectors(library, book_id)
     embedded.clear()
     assert [line.text for line in digest()] == [line.text for line in lines] and embedded == []

@@ -321,29 +321,35 @@ class BookIndexer:
             passages_made += len(nodes)
             clock.advance(section.end - section.start)
         report(clock.event("vectors"))
-        refreshed = self._refresh_vectors(cancel)
+        refreshed = self._refresh_vectors(report, cancel)
         report(clock.finished())
         return {"passages": self.store.count(PASSAGE), "passages_made": passages_made, "vectors_refreshed": refreshed,
                 "book_tokens": sum(n.tokens or 0 for n in self.store.nodes(kind=PASSAGE)),
                 "segmentation": segmentation.__dict__ if self.parameters.segmenter == "llm" else None,
                 "llm": writing.as_dict() if self.parameters.segmenter == "llm" else None}
 
-    def _refresh_vectors(self, cancel: CancelToken) -> int:
+    def _refresh_vectors(self, report, cancel: CancelToken) -> int:
         """Embed every node whose vector is missing or stale (a new embedder,
         a new situating sentence), and every passage without its sentence
         vectors (an index made before they were kept), a few at a time, each
-        batch committed."""
+        batch committed. A whole book's refresh takes minutes: it reports its
+        own progress and pauses for answers like the stage's first pass."""
         nodes = self.store.nodes()
         stale = self.store.stale_vectors(nodes)
         if getattr(self.embedder, "reads_tokens", False):
             known = {node.id for node in stale}
             stale += [node for node in self.store.stale_sentences(nodes) if node.id not in known]
+        clock = _Clock(1, "vectors", [len(node.text) for node in stale])
         for start in range(0, len(stale), 32):
-            vectors, sentences = self._embedded(stale[start:start + 32], cancel)
+            cancel.wait_while_paused()
+            batch = stale[start:start + 32]
+            report(clock.event(""))
+            vectors, sentences = self._embedded(batch, cancel)
             with self.store.transaction():
                 self.store.put_vectors(vectors)
                 self.store.put_sentences(sentences)
                 self._bump()
+            clock.advance(sum(len(node.text) for node in batch))
         return len(stale)
 
     def _embedded(self, nodes: list[Node], cancel: CancelToken) -> tuple[list, list]:
