@@ -27,6 +27,8 @@ def describe_progress(progress) -> str:
     if progress.eta_seconds:
         seconds = int(progress.eta_seconds)
         left = f", {seconds // 60} min {seconds % 60:02d} s left" if seconds >= 60 else f", {seconds} s left"
+    if progress.stage_name == "vectors":  # a searchable book's vectors made again: its stage stands
+        return f"updating its vectors {share:.0%}{left}"
     return f"indexing stage {progress.stage} of 4: {progress.stage_name} {share:.0%}{left}"
 
 

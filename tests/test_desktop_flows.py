@@ -470,10 +470,15 @@ def test_a_book_indexed_before_sentence_vectors_gets_them_at_start(qtbot, fixtur
     window = MainWindow(library, index_stage=1)
     qtbot.addWidget(window)
     window.show()
+    shown = []
+    # Connected after the window's own slot: reads the cell it has just set.
+    window.indexing.progressed.connect(
+        lambda *_: shown.append(window.library_view.table.item(window.library_view._rows[book_id], 3).text()))
     with qtbot.waitSignal(window.indexing.finished, timeout=120000) as finished:
         window.start()
     assert finished.args == [book_id, 1, False]
     assert not lacks_sentence_vectors(library, book_id)
+    assert any(text.startswith("updating its vectors") for text in shown), shown
     window.close()
 
 
