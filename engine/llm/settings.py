@@ -64,8 +64,9 @@ class ModelSettings:
                 gpu_layers=data.get("gpu_layers", "auto"),
                 threads=data.get("threads"),
                 context_size=data.get("context_size"),
-                situating_sentences=_situating(data.get("situating_sentences", "auto")),
-                answers=_answers(data.get("answers", "model")),
+                situating_sentences=_one_of("situating_sentences", data.get("situating_sentences", "auto"),
+                                            SITUATING_SETTINGS),
+                answers=_one_of("answers", data.get("answers", "model"), ANSWER_SETTINGS),
             )
         except (ValueError, TypeError, AttributeError) as error:
             raise ModelError(path, f"model settings are unreadable ({error}); fix or delete the file") from None
@@ -96,15 +97,9 @@ def settings_path() -> Path:
     return config_dir() / SETTINGS_FILE
 
 
-def _situating(value) -> str:
-    if value not in SITUATING_SETTINGS:
-        raise ValueError(f"situating_sentences must be auto, on or off, not {value!r}")
-    return value
-
-
-def _answers(value) -> str:
-    if value not in ANSWER_SETTINGS:
-        raise ValueError(f"answers must be model or evidence, not {value!r}")
+def _one_of(key: str, value, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise ValueError(f"{key} must be {', '.join(allowed[:-1])} or {allowed[-1]}, not {value!r}")
     return value
 
 
