@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.book import Book
+from engine.errors import ChapterhouseError, StorageError
 from engine.formats import BOOK_SUFFIXES
 from engine.store import Library
 
@@ -464,13 +465,16 @@ class MainWindow(QMainWindow):
     def _answer_finished(self, result: dict) -> None:
         if self.book is None:
             return
-        book_id = self.book.book_id
+        book_id, title = self.book.book_id, self.book.title
 
         def save(context):
             journal = self.library.journal(book_id)
             try:
                 journal.add(result)
                 return journal.entries()
+            except StorageError as error:
+                raise ChapterhouseError(f"{title}: {error.reason}, so this answer is not kept in the history "
+                                        f"({error.path})") from None
             finally:
                 journal.close()
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import shutil
 from pathlib import Path
 
 
@@ -24,3 +26,34 @@ class BookNotFoundError(ChapterhouseError):
     def __init__(self, reference: str):
         self.reference = reference
         super().__init__(f"{reference}: no such book in the library (import it first, or give its file)")
+
+
+class StorageError(ChapterhouseError):
+    """The library's disk refused a write (full, or not writable); what was
+    stored before is kept and can still be read."""
+
+    def __init__(self, path: str | Path, reason: str):
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")
+
+
+def storage_problem(error: BaseException, folder: Path | None = None) -> str | None:
+    """What a failed write says about the disk: "full", "read-only", or None
+    when it is something else. SQLite often reports a full disk only as a
+    "disk I/O error", so the folder's free space is asked as well."""
+    text = str(error).lower()
+    code = getattr(error, "errno", None)
+    if "full" in text or "no space left" in text or code == errno.ENOSPC:
+        return "full"
+    if code in (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR) or "readonly" in text \
+            or "read-only" in text or "permission denied" in text or "unable to open" in text:
+        return "read-only"
+    if folder is not None:
+        folder = next((f for f in (folder, *folder.parents) if f.exists()), folder)
+        try:
+            if shutil.disk_usage(folder).free < 256 * 1024:
+                return "full"
+        except OSError:
+            pass
+    return None

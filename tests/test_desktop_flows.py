@@ -57,6 +57,47 @@ def _window(qtbot, index_stage: int = 1) -> MainWindow:
     return main
 
 
+def test_on_a_full_disk_a_book_still_opens_and_answers_and_the_answer_says_it_was_not_kept(
+        qtbot, fixtures, small_filesystem, monkeypatch):
+    from engine.index.indexer import BookIndexer
+    from engine.llm.settings import ModelSettings
+
+    monkeypatch.setenv("CHAPTERHOUSE_HOME", str(small_filesystem / "home"))
+    ModelSettings(answers="evidence").save()
+    library = Library()
+    book_id = library.import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    indexer = BookIndexer(library, book_id)
+    indexer.run(up_to=1)
+    indexer.close()
+    journal = library.journal(book_id)
+    journal.add({"question": QUESTION, "answer": ""})
+    journal.close()
+    assert not (library.folder(book_id) / "book.sqlite-shm").exists()  # as after the app quit
+    ballast = small_filesystem / "ballast"
+    stats = os.statvfs(small_filesystem)
+    ballast.write_bytes(b"\0" * (stats.f_bavail * stats.f_frsize))
+
+    window = _window(qtbot)
+    view = window.library_view
+    qtbot.waitUntil(lambda: view.table.rowCount() == 1, timeout=5000)
+    assert view.table.item(0, 3).text().startswith("searchable")  # its stage read from the full disk
+    with qtbot.waitSignal(window.bookOpened, timeout=20000):
+        window.open_book(book_id)
+    panel = window.ask_panel
+    assert panel.history.count() == 1
+    panel.question.setText("Why did the hare run to the woods?")
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as finished:
+        panel.ask()
+    assert finished.args[0]["digest"] and "Evidence only" in panel.answer_view.toPlainText()
+    qtbot.waitUntil(window.banner.isVisible, timeout=10000)
+    message = window.banner.label.text()
+    assert message.startswith("Black Beauty: the disk is full, so this answer is not kept in the history (")
+    assert message.endswith("book.sqlite)") and "\n" not in message
+    assert panel.history.count() == 1
+    assert window.indexing.current is None  # nothing was queued to index again
+    window.close()
+
+
 def _drop(window: MainWindow, path) -> None:
     data = QMimeData()
     data.setUrls([QUrl.fromLocalFile(str(path))])

@@ -1,15 +1,20 @@
 """Faults while indexing: a full disk, a data folder that cannot be written,
 the model server dying mid-stage. Each gives a clear error, the index stays at
-its last checkpoint, and the book stays usable at the stages already done."""
+its last checkpoint, and the book stays usable at the stages already done:
+on a disk that takes no writes it can still be searched and asked about."""
 
 from __future__ import annotations
 
 import os
 import sqlite3
 import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 
+from engine.answer.session import AnswerSession
+from engine.errors import StorageError
 from engine.index.indexer import BookIndexer, IndexingError
 from engine.llm import ModelChoice, ModelError, ModelSettings, open_embedder
 from engine.llm.remote import EndpointSettings, RemoteGenerator
@@ -61,6 +66,84 @@ def test_a_data_folder_that_cannot_be_written(small_filesystem, fixtures, embedd
         with pytest.raises(IndexingError, match="data folder is not writable"):
             BookIndexer(library, book_id, embedder=embedder).run(up_to=1)
         assert library.load(book_id).title == "Black Beauty"  # reading still works
+    finally:
+        subprocess.run(["mount", "-o", "remount,rw", str(small_filesystem)], check=True)
+
+
+def _indexed_and_asked_once(library: Library, fixtures, embedder) -> str:
+    """A book at stage 1 with one question in its history, every connection closed."""
+    book_id = library.import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    indexer = BookIndexer(library, book_id, embedder=embedder)
+    indexer.run(up_to=1)
+    indexer.close()
+    journal = library.journal(book_id)
+    journal.add({"question": "Who is Duchess?", "answer": ""})
+    journal.close()
+    return book_id
+
+
+def _evidence_session(library: Library, book_id: str, embedder) -> AnswerSession:
+    return AnswerSession(library, book_id, settings=ModelSettings(answers="evidence"), embedder=embedder)
+
+
+def _answers_from_the_stored_index(session: AnswerSession) -> None:
+    assert session.indexer.status()["stage_reached"] == 1
+    result = session.ask("What did the old horse say about the hare and the dogs?")
+    text = session.indexer.book.text
+    assert result.digest and all(text[line.start:line.end] == line.text for line in result.digest)
+    assert any("hare" in line.text for line in result.digest)
+
+
+def test_a_full_disk_still_answers_from_what_is_stored(small_filesystem, fixtures, embedder):
+    library = Library(small_filesystem / "home")
+    book_id = _indexed_and_asked_once(library, fixtures, embedder)
+    ballast = small_filesystem / "ballast"
+    stats = os.statvfs(small_filesystem)
+    ballast.write_bytes(b"\0" * (stats.f_bavail * stats.f_frsize))
+
+    session = _evidence_session(library, book_id, embedder)
+    assert not session.indexer.store.writable  # SQLite cannot make its WAL index file
+    _answers_from_the_stored_index(session)
+    journal = library.journal(book_id)
+    assert [entry.question for entry in journal.entries()] == ["Who is Duchess?"]
+    with pytest.raises(StorageError, match="book.sqlite: the disk is full$"):
+        journal.add({"question": "Why did the hare run?", "answer": ""})
+    journal.close()
+    with pytest.raises(IndexingError, match="Black Beauty: the disk is full"):  # not "disk I/O error"
+        session.indexer.run(up_to=1)
+
+    ballast.unlink()
+    assert session.indexer.run(up_to=1).completed_stage == 1  # takes a writable store now
+    assert session.indexer.store.writable
+    journal = library.journal(book_id)
+    journal.add({"question": "Why did the hare run?", "answer": ""})
+    assert len(journal.entries()) == 2
+    journal.close()
+    assert _integrity(library, book_id) == "ok"
+
+
+def test_a_read_only_disk_still_answers_from_what_is_stored(small_filesystem, fixtures, embedder):
+    library = Library(small_filesystem / "home")
+    book_id = _indexed_and_asked_once(library, fixtures, embedder)
+    copies_before = {path.name for path in Path(tempfile.gettempdir()).glob("chapterhouse-index-*")}
+    subprocess.run(["mount", "-o", "remount,ro", str(small_filesystem)], check=True)
+    try:
+        session = _evidence_session(library, book_id, embedder)
+        assert not session.indexer.store.writable
+        _answers_from_the_stored_index(session)  # Tantivy's lock file cannot be made there
+        journal = library.journal(book_id)
+        assert journal.get("position", 0) == 0 and len(journal.entries()) == 1
+        with pytest.raises(StorageError, match="the data folder is not writable"):
+            journal.set("position", 1200)
+        journal.close()
+        with pytest.raises(IndexingError, match="data folder is not writable"):
+            session.indexer.run(up_to=1)
+        del session
+        import gc
+
+        gc.collect()
+        copies_after = {path.name for path in Path(tempfile.gettempdir()).glob("chapterhouse-index-*")}
+        assert copies_after == copies_before  # the private copy of the text index went with the session
     finally:
         subprocess.run(["mount", "-o", "remount,rw", str(small_filesystem)], check=True)
 

@@ -18,7 +18,6 @@ chunking parameters everything.
 
 from __future__ import annotations
 
-import errno
 import json
 import re
 import sqlite3
@@ -31,10 +30,11 @@ from typing import Callable
 from filelock import FileLock, Timeout
 
 from ..book import Book
-from ..errors import ChapterhouseError
+from ..errors import ChapterhouseError, storage_problem
 from ..llm.errors import ContextLimitError, ModelError
 from ..llm.generator import SMALL_MODEL_PARAMETERS
 from ..llm.types import CancelToken
+from ..store.bookdb import open_read_only
 from .builders import embedder_identity, generator_identity, writer_parameters
 from .cards import CARD_NAMES, write_cards
 from .chunking import SENTENCE_SPLITTER, ChunkingParameters, fixed_passages, sentence_spans
@@ -108,7 +108,22 @@ class BookIndexer:
         self._embedder = embedder
         self.parameters = ChunkingParameters(segmenter=segmenter)
         self.situating_setting = situating or self.settings.situating_sentences
-        self.store = _guarded(lambda: IndexStore(folder / "book.sqlite"), self.book)
+        self.store = self._open_store()
+
+    def _open_store(self) -> IndexStore:
+        """The book's index records; read-only when the disk takes no writes
+        (full, or not writable): the book can still be searched and asked
+        about, and a run says why it cannot go on."""
+        try:
+            return self._writable_store()
+        except IndexingError as refused:
+            try:
+                return IndexStore(self.folder.parent / "book.sqlite", readonly=True)
+            except sqlite3.Error:
+                raise refused from None
+
+    def _writable_store(self) -> IndexStore:
+        return _guarded(lambda: IndexStore(self.folder.parent / "book.sqlite"), self.book, self.folder)
 
     # ------------------------------------------------------------ models
 
@@ -172,6 +187,10 @@ class BookIndexer:
 
     def run(self, up_to: int = 4, progress: Callable[[Progress], None] | None = None,
             cancel: CancelToken | None = None) -> RunResult:
+        if not self.store.writable:
+            # Opened on a disk that took no writes: it may have been freed since.
+            # The read-only store is left open for whoever still reads from it.
+            self.store = self._writable_store()
         with self.lock:
             # The thread lock orders this process's builders; the file lock
             # keeps other processes out. The OS drops it when its holder dies,
@@ -183,7 +202,7 @@ class BookIndexer:
                 raise IndexingBusy(f"{self.book.title}: another Chapterhouse process is indexing this book; "
                                    "it can go on here once that one stops") from None
             except OSError as error:  # the lock file cannot be made: a full or read-only disk
-                raise _storage_error(error, self.book) from None
+                raise _storage_error(error, self.book, self.folder) from None
             try:
                 return self._run(up_to, progress, cancel or CancelToken())
             finally:
@@ -215,12 +234,12 @@ class BookIndexer:
         except ModelError:
             raise
         except (sqlite3.OperationalError, OSError) as error:
-            raise _storage_error(error, self.book) from None
+            raise _storage_error(error, self.book, self.folder) from None
         except (ValueError, RuntimeError) as error:
             # Tantivy and hnswlib report failed writes as plain errors.
             if not _storage_words.search(str(error)):
                 raise
-            raise _storage_error(error, self.book) from None
+            raise _storage_error(error, self.book, self.folder) from None
         return result
 
     # ------------------------------------------------------------ manifest
@@ -544,7 +563,7 @@ def _read_only(library, book_id: str, query: str, parameters: tuple = ()) -> lis
     indexing has made its tables."""
     database = library.folder(book_id) / "book.sqlite"
     try:
-        connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+        connection = open_read_only(database)
         try:
             return connection.execute(query, parameters).fetchall()
         finally:
@@ -651,23 +670,21 @@ class _Clock:
         return Progress(self.stage, self.name, self.total, self.total, 0.0, "done")
 
 
-def _guarded(function, book: Book):
+def _guarded(function, book: Book, folder: Path):
     try:
         return function()
     except (sqlite3.OperationalError, OSError) as error:
-        raise _storage_error(error, book) from None
+        raise _storage_error(error, book, folder) from None
 
 
 _storage_words = re.compile(r"no space left|disk is full|read-only|readonly|permission denied|not a directory", re.I)
 
 
-def _storage_error(error: Exception, book: Book) -> IndexingError:
-    text = str(error).lower()
-    code = getattr(error, "errno", None)
-    if "full" in text or "no space left" in text or code == errno.ENOSPC:
+def _storage_error(error: Exception, book: Book, folder: Path) -> IndexingError:
+    problem = storage_problem(error, folder)
+    if problem == "full":
         reason = "the disk is full; free some space and index again: it resumes where it stopped"
-    elif code in (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR) or "readonly" in text or "read-only" in text \
-            or "unable to open" in text:
+    elif problem == "read-only":
         reason = "the data folder is not writable; check its permissions (or CHAPTERHOUSE_HOME)"
     else:
         reason = f"storage failed ({error}); the index stays at its last checkpoint"

@@ -18,7 +18,9 @@ import json
 import os
 import re
 import shutil
+import tempfile
 import uuid
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -153,7 +155,7 @@ class OpenGeneration:
         self.indexes: dict[int | None, tuple] = {}
         for path in generation.folder.glob(f"{_TANTIVY}*"):
             level = int(path.name.rsplit("-", 1)[1]) if "-" in path.name else None
-            index = tantivy.Index.open(str(path))
+            index = self._open_text_index(path)
             self.indexes[level] = (index, index.searcher())
         meta = json.loads((generation.folder / "vectors.json").read_text())
         self.ids: list[str] = meta["ids"]
@@ -165,6 +167,20 @@ class OpenGeneration:
 
             self.space = hnswlib.Index(space="cosine", dim=meta["dimension"])
             self.space.load_index(str(generation.folder / "vectors.hnsw"), max_elements=len(self.ids))
+
+    def _open_text_index(self, path: Path):
+        import tantivy
+
+        try:
+            return tantivy.Index.open(str(path))
+        except ValueError as error:
+            if "lockfile" not in str(error).lower():
+                raise
+        # Tantivy takes a lock file even to read, which a read-only disk
+        # refuses: read a private copy (a few MB), removed with this object.
+        copies = Path(tempfile.mkdtemp(prefix="chapterhouse-index-"))
+        weakref.finalize(self, shutil.rmtree, copies, True)
+        return tantivy.Index.open(str(shutil.copytree(path, copies / path.name)))
 
     def bm25(self, query: str, levels: set[int], sections: set[int] | None, k: int,
              fields: tuple[str, ...] = ("text", "context")) -> list[tuple[str, float]]:

@@ -21,6 +21,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
+from ..store.bookdb import open_read_only
 from .chunking import SENTENCE_SPLITTER
 
 INDEX_FORMAT = 1
@@ -125,8 +126,14 @@ def _node(row: sqlite3.Row | tuple) -> Node:
 
 
 class IndexStore:
-    def __init__(self, database: Path):
+    def __init__(self, database: Path, readonly: bool = False):
+        """readonly: for a disk that takes no writes (full, or not writable):
+        what is stored can still be searched and answered from."""
         self.path = database
+        self.writable = not readonly
+        if readonly:
+            self._connection = open_read_only(database, _SCHEMA, timeout=30, isolation_level=None)
+            return
         self._connection = sqlite3.connect(database, timeout=30, check_same_thread=False, isolation_level=None)
         self._connection.execute("PRAGMA journal_mode=WAL")
         self._connection.execute("PRAGMA synchronous=NORMAL")

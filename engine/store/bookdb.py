@@ -4,6 +4,7 @@ and paragraphs. WAL mode, so a reader (the desktop app) never blocks a writer
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
@@ -52,14 +53,32 @@ CREATE INDEX paragraphs_by_start ON paragraphs(start);
 """
 
 
-def connect(path: Path, readonly: bool = False) -> sqlite3.Connection:
-    if readonly:
-        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
-    else:
-        connection = sqlite3.connect(path, check_same_thread=False)
-        connection.execute("PRAGMA journal_mode=WAL")
-        connection.execute("PRAGMA synchronous=NORMAL")
+def connect(path: Path) -> sqlite3.Connection:
+    connection = sqlite3.connect(path, check_same_thread=False)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=NORMAL")
     connection.execute("PRAGMA foreign_keys=ON")
+    return connection
+
+
+def open_read_only(path: Path, schema: str = "", **options) -> sqlite3.Connection:
+    """A read-only connection that works where no write can: on a full or
+    read-only disk SQLite cannot make the WAL index file, and the database is
+    then read as immutable (nothing can be written there meanwhile). Tables of
+    `schema` that the file lacks yet are made empty in memory, so readers see
+    "nothing stored" rather than an error."""
+    options.setdefault("check_same_thread", False)
+    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, **options)
+    try:
+        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.OperationalError:
+        connection.close()
+        connection = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True, **options)
+        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    for statement in schema.split(";"):
+        made = re.match(r"\s*CREATE TABLE (?:IF NOT EXISTS )?(\w+)", statement)
+        if made and made.group(1) not in tables:
+            connection.execute(statement.replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
     return connection
 
 
@@ -100,15 +119,8 @@ class BookDatabase:
 
     def __init__(self, path: Path):
         self.path = path
-        self._connection = connect(path, readonly=True)
-        try:
-            version = self._connection.execute("PRAGMA user_version").fetchone()[0]
-        except sqlite3.OperationalError:
-            # On a read-only disk SQLite cannot make the WAL index file; nobody
-            # can be writing there, so read the file as immutable.
-            self._connection.close()
-            self._connection = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True, check_same_thread=False)
-            version = self._connection.execute("PRAGMA user_version").fetchone()[0]
+        self._connection = open_read_only(path)
+        version = self._connection.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA_VERSION:
             self._connection.close()
             raise sqlite3.DatabaseError(f"{path}: book database version {version}, expected {SCHEMA_VERSION}")

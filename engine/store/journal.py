@@ -11,6 +11,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import StorageError, storage_problem
+from .bookdb import open_read_only
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS history (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -37,9 +40,30 @@ class HistoryEntry:
 
 class BookJournal:
     def __init__(self, database: Path):
+        self.database = database
+        self._refused: sqlite3.Error | None = None
         self._connection = sqlite3.connect(database, timeout=30, check_same_thread=False, isolation_level=None)
-        self._connection.execute("PRAGMA journal_mode=WAL")
-        self._connection.executescript(_SCHEMA)
+        try:
+            self._connection.execute("PRAGMA journal_mode=WAL")
+            self._connection.executescript(_SCHEMA)
+        except sqlite3.OperationalError as error:
+            # A full or read-only disk: the history and the reading position
+            # can still be read; a write says why it cannot be kept.
+            self._connection.close()
+            self._refused = error
+            self._connection = open_read_only(database, _SCHEMA, timeout=30, isolation_level=None)
+
+    def _write(self, statement: str, parameters: tuple):
+        try:
+            if self._refused is not None:
+                raise self._refused
+            return self._connection.execute(statement, parameters)
+        except sqlite3.OperationalError as error:
+            problem = storage_problem(error, self.database.parent)
+            if problem is None:
+                raise
+            reason = "the disk is full" if problem == "full" else "the data folder is not writable"
+            raise StorageError(self.database, reason) from None
 
     def close(self) -> None:
         self._connection.close()
@@ -47,7 +71,7 @@ class BookJournal:
     # ------------------------------------------------------------ history
 
     def add(self, result: dict) -> int:
-        cursor = self._connection.execute(
+        cursor = self._write(
             "INSERT INTO history (asked_at, question, answer, result) VALUES (?, ?, ?, ?)",
             (time.time(), result["question"], result.get("answer", ""), json.dumps(result)))
         return cursor.lastrowid
@@ -57,7 +81,7 @@ class BookJournal:
         return [HistoryEntry(row[0], row[1], row[2], row[3], json.loads(row[4])) for row in rows]
 
     def remove(self, entry_id: int) -> None:
-        self._connection.execute("DELETE FROM history WHERE id = ?", (entry_id,))
+        self._write("DELETE FROM history WHERE id = ?", (entry_id,))
 
     def markdown(self, title: str, author: str | None = None) -> str:
         """The book's questions and answers, each with its evidence and citations."""
@@ -97,5 +121,4 @@ class BookJournal:
         return json.loads(row[0]) if row else default
 
     def set(self, key: str, value) -> None:
-        self._connection.execute("INSERT OR REPLACE INTO reader_state (key, value) VALUES (?, ?)",
-                                 (key, json.dumps(value)))
+        self._write("INSERT OR REPLACE INTO reader_state (key, value) VALUES (?, ?)", (key, json.dumps(value)))
