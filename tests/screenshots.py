@@ -12,7 +12,9 @@ map, a followed citation, and the settings dialog.
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -32,6 +34,7 @@ def main() -> int:
     if args.scale != 1.0:
         os.environ["QT_SCALE_FACTOR"] = str(args.scale)
     home = tempfile.mkdtemp(prefix="chapterhouse-shots-")
+    atexit.register(shutil.rmtree, home, True)  # after Qt and the engine let go of its files
     os.environ["CHAPTERHOUSE_HOME"] = home
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
