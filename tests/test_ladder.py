@@ -240,8 +240,24 @@ def test_a_book_embedded_by_another_embedder_is_indexed_again_by_the_app(full, t
     other = ModelSettings(embedder=ModelChoice(source=FOLDER, path=str(folder)))
     # Its vectors are stale: stage 1 runs again (it redoes only the vectors: test_index_stage1).
     assert stage_in_use(library, book_id, other) == 0
-    assert stage_in_use(library, book_id, ModelSettings(embedder=ModelChoice(id="all-minilm-l6-v2-int8"),
-                                                      situating_sentences="on")) == 4
+    same = ModelSettings(embedder=ModelChoice(id="all-minilm-l6-v2-int8"), situating_sentences="on")
+    assert stage_in_use(library, book_id, same) == 4
+
+    # The same model id and file name with other weights (an earlier release
+    # of the model package made these vectors): queued again as well.
+    from engine.index.builders import _key
+
+    built = indexer.store.manifest_value("embedder")
+    earlier = dict(built, checksum="sha256:" + "0" * 64)
+    earlier["key"] = _key(earlier)
+    try:
+        with indexer.store.transaction():
+            indexer.store.set_manifest_value("embedder", earlier)
+        assert stage_in_use(library, book_id, same) == 0
+    finally:
+        with indexer.store.transaction():
+            indexer.store.set_manifest_value("embedder", built)
+    assert stage_in_use(library, book_id, same) == 4
 
 
 def test_a_run_with_nothing_for_the_generator_to_write_loads_none(full, models, tmp_path):

@@ -33,7 +33,8 @@ def _file_checksum(path: str, size: int, mtime: float) -> str:
     return f"sample-sha256:{digest.hexdigest()}"
 
 
-def _checksum(path: Path) -> str:
+def checksum(path: Path) -> str:
+    """A model file's fingerprint as manifests record it."""
     stat = path.stat()
     return _file_checksum(str(path), stat.st_size, stat.st_mtime)
 
@@ -42,7 +43,7 @@ def generator_identity(generator, situating: bool = True) -> dict:
     path = getattr(generator, "path", None)
     if path is not None:
         identity = {"backend": "llama.cpp", "model": generator.model_id, "file": Path(path).name,
-                    "checksum": _checksum(Path(path))}
+                    "checksum": checksum(Path(path))}
     else:
         identity = {"backend": "remote", "model": generator.model_id, "url": generator.device.device}
     identity["situating"] = situating
@@ -73,7 +74,7 @@ def embedder_identity(embedder) -> dict:
     path = getattr(embedder, "model_path", None)
     if path is not None:
         identity = {"backend": "onnxruntime", "model": embedder.model_id, "file": Path(path).name,
-                    "checksum": _checksum(Path(path)), "dimension": embedder.dimension,
+                    "checksum": checksum(Path(path)), "dimension": embedder.dimension,
                     "max_tokens": embedder.max_tokens,
                     "sentence_vectors": bool(getattr(embedder, "reads_tokens", False))}  # not in the key
     else:

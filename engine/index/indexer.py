@@ -35,7 +35,7 @@ from ..llm.errors import ContextLimitError, ModelError
 from ..llm.generator import SMALL_MODEL_PARAMETERS
 from ..llm.types import CancelToken
 from ..store.bookdb import open_read_only
-from .builders import embedder_identity, generator_identity, writer_parameters
+from .builders import checksum, embedder_identity, generator_identity, writer_parameters
 from .cards import CARD_NAMES, write_cards
 from .chunking import SENTENCE_SPLITTER, ChunkingParameters, fixed_passages, sentence_spans
 from .search import BookSearch
@@ -601,8 +601,16 @@ def _built_by_another_embedder(library, book_id: str, settings, specs: dict) -> 
     if spec["backend"] == "remote":
         return built.get("backend") != "remote" or bool(spec["endpoint"].model
                                                         and built.get("model") != spec["endpoint"].model)
-    return built.get("backend") == "remote" or (built.get("model"), built.get("file")) != (
-        spec["model_id"], Path(spec["model_path"]).name)
+    path = Path(spec["model_path"])
+    if built.get("backend") == "remote" or (built.get("model"), built.get("file")) != (spec["model_id"], path.name):
+        return True
+    # Other weights under the same name (a model package upgraded): the
+    # stored vectors would not compare with the new model's queries. (A run
+    # compares the same fingerprint, and redoes them.)
+    try:
+        return bool(built.get("checksum")) and checksum(path) != built["checksum"]
+    except OSError:
+        return False
 
 
 def _built_by_another_generator(library, book_id: str, settings, specs: dict) -> bool:
