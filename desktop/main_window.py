@@ -599,7 +599,11 @@ class MainWindow(QMainWindow):
     def apply_settings(self, settings) -> None:
         from engine.llm.loading import release_all
 
-        settings.save()
+        try:
+            settings.save()
+        except ChapterhouseError as error:  # a full disk: nothing changes, and it says so
+            self._error(str(error))
+            return
         self.indexing.cancel_all()
         self._sessions.clear()
 

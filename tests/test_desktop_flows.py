@@ -95,6 +95,13 @@ def test_on_a_full_disk_a_book_still_opens_and_answers_and_the_answer_says_it_wa
     assert message.endswith("book.sqlite)") and "\n" not in message
     assert panel.history.count() == 1
     assert window.indexing.current is None  # nothing was queued to index again
+
+    window.banner.hide()
+    window.apply_settings(ModelSettings(answers="model"))
+    assert window.banner.isVisible()
+    assert window.banner.label.text().endswith("models.json: the settings were not saved: the disk is full")
+    assert ModelSettings.load().answers == "evidence"  # the file in force is untouched
+    assert not list((small_filesystem / "home" / "config").glob("*.tmp"))
     window.close()
 
 

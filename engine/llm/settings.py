@@ -4,11 +4,13 @@ the previous choice."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..errors import storage_problem
 from ..paths import config_dir
 from .errors import ModelError
 from .types import EndpointSettings
@@ -73,14 +75,22 @@ class ModelSettings:
 
     def save(self, path: Path | None = None) -> Path:
         path = path or settings_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(".tmp")
-        with open(temporary, "w", encoding="utf-8") as handle:
-            json.dump(asdict(self), handle, indent=2)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(temporary, "w", encoding="utf-8") as handle:
+                json.dump(asdict(self), handle, indent=2)
+                handle.write("\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temporary, path)
+        except OSError as error:
+            # The settings in force stay those of the file, which is untouched.
+            with contextlib.suppress(OSError):
+                temporary.unlink(missing_ok=True)
+            reason = {"full": "the disk is full", "read-only": "the folder is not writable"}.get(
+                storage_problem(error, path.parent), error.strerror or str(error))
+            raise ModelError(path, f"the settings were not saved: {reason}") from None
         return path
 
     def choice(self, role: str) -> ModelChoice:
