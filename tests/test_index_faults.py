@@ -148,6 +148,28 @@ def test_a_read_only_disk_still_answers_from_what_is_stored(small_filesystem, fi
         subprocess.run(["mount", "-o", "remount,rw", str(small_filesystem)], check=True)
 
 
+def test_an_import_on_a_disk_that_takes_no_writes_is_one_line_and_stores_nothing(small_filesystem, fixtures):
+    from engine.errors import BookImportError
+
+    library = Library(small_filesystem / "home")
+    kept = library.import_book(fixtures / "three-chapters.txt").book_id
+    ballast = small_filesystem / "ballast"
+    stats = os.statvfs(small_filesystem)
+    ballast.write_bytes(b"\0" * (stats.f_bavail * stats.f_frsize))
+    with pytest.raises(BookImportError) as caught:
+        library.import_book(fixtures / "black-beauty-excerpt.txt")
+    assert str(caught.value) == f"{fixtures / 'black-beauty-excerpt.txt'}: the disk is full; nothing was stored"
+    assert sorted(p.name for p in library.books_dir.iterdir()) == [kept]  # no half-made book, no staging left
+    ballast.unlink()
+    subprocess.run(["mount", "-o", "remount,ro", str(small_filesystem)], check=True)
+    try:
+        with pytest.raises(BookImportError, match="the library folder is not writable .*; nothing was stored$"):
+            library.import_book(fixtures / "black-beauty-excerpt.txt")
+        assert [book.book_id for book in library.list_books()] == [kept]
+    finally:
+        subprocess.run(["mount", "-o", "remount,rw", str(small_filesystem)], check=True)
+
+
 def test_the_model_server_failing_mid_stage(tmp_path, fixtures, embedder):
     from servers import start_llama_server, stop
 

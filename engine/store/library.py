@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import shutil
+import sqlite3
 import time
 import uuid
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from typing import Callable
 
 from .. import __version__
 from ..book import Book
-from ..errors import BookNotFoundError, ChapterhouseError
+from ..errors import BookImportError, BookNotFoundError, ChapterhouseError, storage_problem
 from ..importer import parse_book
 from ..paths import data_dir
 from .bookdb import BookDatabase, write_book
@@ -80,7 +81,14 @@ class Library:
             return ImportResult(book.book_id, False, existing)
         if on_stage:
             on_stage("storing")
-        self._store(book, path)
+        try:
+            self._store(book, path)
+        except (OSError, sqlite3.OperationalError) as error:
+            problem = storage_problem(error, self.books_dir)
+            if problem is None:
+                raise
+            reason = "the disk is full" if problem == "full" else f"the library folder is not writable ({self.root})"
+            raise BookImportError(path, f"{reason}; nothing was stored") from None
         return ImportResult(book.book_id, True, self.summary(book.book_id))
 
     def _store(self, book: Book, source: Path) -> None:
