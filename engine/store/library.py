@@ -24,7 +24,7 @@ from typing import Callable
 
 from .. import __version__
 from ..book import Book
-from ..errors import BookImportError, BookNotFoundError, ChapterhouseError, storage_problem
+from ..errors import BookImportError, BookNotFoundError, ChapterhouseError, StorageError, storage_problem
 from ..importer import parse_book
 from ..paths import data_dir
 from .bookdb import BookDatabase, write_book
@@ -227,7 +227,12 @@ class Library:
         folder that the next start sweeps away."""
         folder = self.folder(book_id)
         doomed = self.books_dir / f"{_STAGING_PREFIX}{os.getpid()}-removed-{uuid.uuid4().hex[:8]}"
-        os.rename(folder, doomed)
+        try:
+            os.rename(folder, doomed)
+        except OSError as error:
+            if storage_problem(error) != "read-only":
+                raise
+            raise StorageError(folder, "the book cannot be removed: the library folder is not writable") from None
         shutil.rmtree(doomed, ignore_errors=True)
 
 
