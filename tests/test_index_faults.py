@@ -148,7 +148,8 @@ def test_a_read_only_disk_still_answers_from_what_is_stored(small_filesystem, fi
         subprocess.run(["mount", "-o", "remount,rw", str(small_filesystem)], check=True)
 
 
-def test_an_import_or_removal_on_a_disk_that_takes_no_writes_is_one_line_and_changes_nothing(small_filesystem, fixtures):
+def test_an_import_or_removal_on_a_disk_that_takes_no_writes_is_one_line_and_changes_nothing(small_filesystem,
+                                                                                              fixtures):
     from engine.errors import BookImportError
 
     library = Library(small_filesystem / "home")
@@ -166,7 +167,8 @@ def test_an_import_or_removal_on_a_disk_that_takes_no_writes_is_one_line_and_cha
         with pytest.raises(BookImportError, match="the library folder is not writable .*; nothing was stored$"):
             library.import_book(fixtures / "black-beauty-excerpt.txt")
         assert [book.book_id for book in library.list_books()] == [kept]
-        with pytest.raises(StorageError, match=f"{kept}: the book cannot be removed: the library folder is not writable$"):
+        with pytest.raises(StorageError, match=f"{kept}: the book cannot be removed: the library folder is not "
+                                               "writable$"):
             library.remove(kept)
         assert library.load(kept).title == "Three Chapters from Black Beauty"
     finally:
