@@ -83,7 +83,8 @@ class Task(QRunnable):
             self.signals.failed.emit(f"{self.name}: out of memory")
         except OSError as error:
             # A full disk or a vanished folder: say so plainly.
-            self.signals.failed.emit(f"{self.name}: {error.strerror or error}")
+            where = f"{error.filename}: " if error.filename else ""
+            self.signals.failed.emit(f"{self.name}: {where}{error.strerror or error}")
         except Exception as error:  # never let a worker take the app down
             log.error("task %s failed:\n%s", self.name, traceback.format_exc())
             self.signals.failed.emit(f"{self.name} failed unexpectedly: {error}")

@@ -85,6 +85,14 @@ def test_a_bad_file_shows_a_message_in_the_window(qtbot, window, tmp_path):
     assert window.library.list_books() == []
 
 
+def test_an_export_that_cannot_be_written_names_the_file(qtbot, window, tmp_path):
+    _open_sample(qtbot, window)
+    target = tmp_path / "no such folder" / "questions.md"
+    window.export_history_to(target)
+    qtbot.waitUntil(window.banner.isVisible, timeout=10000)
+    assert window.banner.label.text() == f"Exporting: {target}: No such file or directory"
+
+
 def test_qt_bindings_keep_none_alive(qtbot):
     """PySide6 6.12.0 under Python 3.11 dropped a reference to None on each
     call of a void method (setText, setValue, processEvents...): None's count
