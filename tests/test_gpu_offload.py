@@ -1,11 +1,15 @@
 """GPU offload: which layers go where, read from llama.cpp's own load log, and
 what happens when the build cannot offload. The test machines have no GPU:
 the CUDA lines below follow the format strings in the installed libllama
-("%s: using device %s (%s) (%s) - %zu MiB free", "offloaded %d/%d layers")."""
+("%s: using device %s (%s) (%s) - %zu MiB free", "offloaded %d/%d layers").
+The last test runs where llama.cpp is built for a GPU (run on an H200 with a
+CUDA build; see the README's llama.cpp builds) and is skipped elsewhere."""
 
 from __future__ import annotations
 
-from engine.llm import ModelSettings
+import pytest
+
+from engine.llm import ChatMessage, GenerationOptions, ModelSettings
 from engine.llm.llama import LlamaGenerator, device_from_log, gpu_offload_supported, resolve_gpu_layers
 from engine.llm.loading import generator_spec
 
@@ -53,5 +57,19 @@ def test_the_loaded_model_reports_its_device_and_any_notice():
             assert model.device.device == "CPU" and model.device.gpu_layers == 0
             assert "no GPU support" in model.device.notice
             assert "no GPU support" in model.device.describe()
+    finally:
+        model.close()
+
+
+def test_auto_puts_every_layer_on_the_gpu_and_answers_there():
+    if not gpu_offload_supported():
+        pytest.skip("this llama.cpp build cannot offload to a GPU (a CPU build)")
+    model = LlamaGenerator(generator_spec(ModelSettings())["path"], context_size=2048)  # GPU layers "auto"
+    try:
+        device = model.device
+        assert device.device != "CPU" and device.total_layers and device.gpu_layers == device.total_layers
+        assert f"{device.total_layers}/{device.total_layers} layers on the GPU" in device.describe()
+        result = model.complete([ChatMessage("user", "Name three colours.")], GenerationOptions(max_tokens=24))
+        assert result.text.strip() and result.usage.completion_tokens > 0
     finally:
         model.close()
