@@ -5,6 +5,7 @@ on a disk that takes no writes it can still be searched and asked about."""
 
 from __future__ import annotations
 
+import gc
 import os
 import sqlite3
 import subprocess
@@ -139,8 +140,6 @@ def test_a_read_only_disk_still_answers_from_what_is_stored(small_filesystem, fi
         with pytest.raises(IndexingError, match="data folder is not writable"):
             session.indexer.run(up_to=1)
         del session
-        import gc
-
         gc.collect()
         copies_after = {path.name for path in Path(tempfile.gettempdir()).glob("chapterhouse-index-*")}
         assert copies_after == copies_before  # the private copy of the text index went with the session
