@@ -372,6 +372,11 @@ def test_the_harness_says_which_goals_a_run_meets():
             "summaries: full") in format_report(report)
     books["full"]["summary_routing"] = True
     assert "summaries not used to route" not in format_report(report)
+    # A run without a book at stage 1 alone says the stage-1 goal was not measured.
+    only_full = "\n".join(goal_lines(summarize(rows("full", [1, 2, 3], {12: [1, 2, 3], 6: [1, 2]}, [1]),
+                                                {"full": books["full"]})))
+    assert "stage 1 only: not measured, no book of this run is at stage 1 alone" in only_full
+    assert "full ladder (1 books, 1 questions)" in only_full
 
 
 def test_a_draft_reads_only_the_passages_picked_first(session):

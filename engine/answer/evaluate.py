@@ -398,6 +398,9 @@ def goal_lines(report: dict) -> list[str]:
         lines.append(f"  stage 1 only, 12 passages: recall {stage1['location_recall']:.3f} over "
                      f"{stage1['questions']} questions (goal >= {GOAL_STAGE1_AT_12}): "
                      f"{mark(stage1['location_recall'] >= GOAL_STAGE1_AT_12)}")
+    else:
+        lines.append("  stage 1 only: not measured, no book of this run is at stage 1 alone (an eval on a new "
+                     "library indexes each book to stage 1)")
     full12, full6 = ladder("stage:4", "12"), ladder("stage:4", "6")
     if full12:
         books = sum(1 for info in report["books"].values() if info["stage"] == 4)
