@@ -346,6 +346,26 @@ def test_eval_harness_reports_recall_baselines_and_ablations(tmp_path, fixtures,
     assert "goals:" in result.stdout and "clearly above the three baselines" in result.stdout
 
 
+def test_a_bad_question_file_or_an_empty_question_is_one_line(session, tmp_path):
+    from engine.answer.evaluate import load_questions
+    from engine.errors import ChapterhouseError
+
+    good = '{"book": "b", "question": "q", "sections": [{"ordinal": 1}]}'
+    for lines, message in ((["", good, '{"book": "b"'], "line 3 is not valid JSON (Expecting ',' delimiter)"),
+                           ([good, '["b"]'], "line 2 is not a JSON object"),
+                           ([good, '{"book": "b", "question": "q", "sections": [{"ord": 1}]}'],
+                            "line 2 lacks a field a question needs ('ordinal')")):
+        path = tmp_path / "questions.jsonl"
+        path.write_text("\n".join(lines))
+        with pytest.raises(ChapterhouseError) as caught:
+            load_questions(path, tmp_path)
+        assert str(caught.value) == f"{path}: {message}"
+    path.write_text(good)
+    assert [q.sections for q in load_questions(path, tmp_path)] == [[1]]
+    with pytest.raises(ChapterhouseError, match="the question is empty"):
+        session.ask("   ")
+
+
 def test_the_harness_says_which_goals_a_run_meets():
     from engine.answer.evaluate import Question, Row, format_report, goal_lines, summarize
 

@@ -83,10 +83,14 @@ def test_resolve_by_id_prefix_title_and_path(library, sample_book, tmp_path):
     assert library.resolve(book_id[:6]) == book_id
     assert library.resolve("a christmas carol") == book_id
     assert library.resolve(str(sample_book)) == book_id
-    from engine.errors import BookNotFoundError
+    from engine.errors import BookImportError, BookNotFoundError
 
     with pytest.raises(BookNotFoundError):
         library.resolve("no such book")
+    # A path to no file says so, rather than "no such book in the library".
+    missing = tmp_path / "missing.epub"
+    with pytest.raises(BookImportError, match="missing.epub: no such file"):
+        library.resolve(str(missing))
 
 
 def test_remove_deletes_the_book_and_only_it(library, sample_book, fixtures):

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
+from ..errors import ChapterhouseError
 from .retrieval import Features, baseline, retrieve
 
 BASELINES = ("bm25", "dense", "hybrid")
@@ -67,22 +68,37 @@ def load_questions(path: Path, books_dir: Path) -> list[Question]:
     for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
-        row = json.loads(line)
-        if "book" in row and "sections" in row:
-            questions.append(Question(id=row.get("id", str(number)), book_path=books_dir / f"{row['book']}.txt",
-                                      question=row["question"], relation=row.get("relation", ""),
-                                      sections=[s["ordinal"] for s in row["sections"]],
-                                      answers=[row["answer"]] if row.get("answer") else []))
-        elif row.get("chunk_must_contain"):
-            questions.append(Question(id=f"{row.get('title', 'book')}-{row.get('row', number)}",
-                                      book_path=corpus_root / row["book_file"], question=row["question"],
-                                      answers=[row.get("answer", "")], evidence=row["chunk_must_contain"],
-                                      kind="evidence"))
-        elif row.get("answers"):
-            questions.append(Question(id=f"{row.get('gutenberg_id', 'book')}-{row.get('qa_index', number)}",
-                                      book_path=corpus_root / row["book_file"], question=row["question"],
-                                      answers=list(row["answers"]), kind="answers"))
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ChapterhouseError(f"{path}: line {number} is not valid JSON ({error.msg})") from None
+        if not isinstance(row, dict):
+            raise ChapterhouseError(f"{path}: line {number} is not a JSON object")
+        try:
+            question = _question_of(row, number, books_dir, corpus_root)
+        except (KeyError, TypeError, AttributeError) as error:
+            raise ChapterhouseError(f"{path}: line {number} lacks a field a question needs ({error})") from None
+        if question is not None:
+            questions.append(question)
     return questions
+
+
+def _question_of(row: dict, number: int, books_dir: Path, corpus_root: Path) -> Question | None:
+    """A question of one of the known formats; None for a row of none of them."""
+    if "book" in row and "sections" in row:
+        return Question(id=row.get("id", str(number)), book_path=books_dir / f"{row['book']}.txt",
+                        question=row["question"], relation=row.get("relation", ""),
+                        sections=[s["ordinal"] for s in row["sections"]],
+                        answers=[row["answer"]] if row.get("answer") else [])
+    if row.get("chunk_must_contain"):
+        return Question(id=f"{row.get('title', 'book')}-{row.get('row', number)}",
+                        book_path=corpus_root / row["book_file"], question=row["question"],
+                        answers=[row.get("answer", "")], evidence=row["chunk_must_contain"], kind="evidence")
+    if row.get("answers"):
+        return Question(id=f"{row.get('gutenberg_id', 'book')}-{row.get('qa_index', number)}",
+                        book_path=corpus_root / row["book_file"], question=row["question"],
+                        answers=list(row["answers"]), kind="answers")
+    return None
 
 
 # ------------------------------------------------------------ metrics

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+from ..errors import ChapterhouseError
 from ..index.indexer import BookIndexer, IndexingBusy
 from ..index.searchfiles import current_generation
 from ..llm.generator import is_small
@@ -79,6 +80,8 @@ class AnswerSession:
     def plan(self, question: str, planner: str = "code", cancel: CancelToken | None = None) -> Plan:
         """planner: "model" (guarded, with the code plan as fallback), "code", or
         "auto": the model unless it is a toy whose plans are not worth the wait."""
+        if not question.strip():
+            raise ChapterhouseError(f"{self.indexer.book.title}: the question is empty; ask something about the book")
         context = self.context
         if planner == "auto":
             planner = "code" if is_small(self.generator) else "model"

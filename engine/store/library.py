@@ -25,6 +25,7 @@ from typing import Callable
 from .. import __version__
 from ..book import Book
 from ..errors import BookImportError, BookNotFoundError, ChapterhouseError, StorageError, storage_problem
+from ..formats import BOOK_SUFFIXES
 from ..importer import parse_book
 from ..paths import data_dir
 from .bookdb import BookDatabase, write_book
@@ -217,6 +218,8 @@ class Library:
             return by_title[0].book_id
         if len(by_title) > 1:
             raise ChapterhouseError(f"{reference}: several books have this title; give the book id")
+        if os.sep in reference or path.suffix.lower() in BOOK_SUFFIXES:
+            raise BookImportError(reference, "no such file (and no book in the library by that name)")
         raise BookNotFoundError(reference)
 
     # ------------------------------------------------------------ removing
