@@ -25,7 +25,8 @@ from PySide6.QtWidgets import (
 )
 
 from engine.llm.catalogue import EMBEDDER, GENERATOR, Catalogue
-from engine.llm.settings import CATALOGUE, FILE, FOLDER, REMOTE, ModelChoice, ModelSettings, reindex_notice
+from engine.llm.settings import (CATALOGUE, FILE, FOLDER, MIN_CONTEXT, REMOTE, ModelChoice, ModelSettings,
+                                 reindex_notice)
 from engine.llm.types import EndpointSettings
 
 _FILE_CHOICE = "__file__"
@@ -179,6 +180,7 @@ class SettingsDialog(QDialog):
         self.context.setRange(0, 262144)
         self.context.setSingleStep(1024)
         self.context.setSpecialValueText("the model's own (at most 8,192)")
+        self.context.setToolTip(f"Tokens the generator reads at once: at least {MIN_CONTEXT:,}")
         self.context.setValue(settings.context_size or 0)
         self.device = QLabel(device_text or "The generator is not loaded yet.", self)
         self.device.setWordWrap(True)
@@ -225,7 +227,8 @@ class SettingsDialog(QDialog):
         return ModelSettings(
             generator=self.generator.choice(), embedder=self.embedder.choice(),
             gpu_layers="auto" if layers < 0 else layers, threads=self.threads.value() or None,
-            context_size=self.context.value() or None, situating_sentences=self.situating.currentData(),
+            context_size=max(self.context.value(), MIN_CONTEXT) if self.context.value() else None,
+            situating_sentences=self.situating.currentData(),
             answers=self.answers.currentData(),
         )
 

@@ -12,7 +12,8 @@ from pathlib import Path
 from .errors import ChapterhouseError
 from .llm.catalogue import EMBEDDER, GENERATOR, Catalogue
 from .llm.errors import ModelError
-from .llm.settings import CATALOGUE, FILE, FOLDER, REMOTE, ModelChoice, ModelSettings, reindex_notice, settings_path
+from .llm.settings import (CATALOGUE, FILE, FOLDER, MIN_CONTEXT, REMOTE, ModelChoice, ModelSettings, reindex_notice,
+                           settings_path)
 
 
 def add_parser(commands) -> None:
@@ -186,8 +187,13 @@ def configure_models(args) -> int:
             raise ChapterhouseError(f"--gpu-layers {args.gpu_layers}: give auto, 0 (CPU only) or a number of layers")
         settings.gpu_layers = value if value == "auto" else int(value)
     if args.threads is not None:
+        if args.threads < 0:
+            raise ChapterhouseError(f"--threads {args.threads}: give a number of threads, or 0 to let the runtime choose")
         settings.threads = args.threads or None
     if args.context is not None:
+        if args.context < 0 or 0 < args.context < MIN_CONTEXT:
+            raise ChapterhouseError(f"--context {args.context}: give at least {MIN_CONTEXT} tokens, or 0 for the "
+                                    "model's own")
         settings.context_size = args.context or None
     settings.save()
     print(f"GPU layers: {settings.gpu_layers}; threads: {settings.threads or 'auto'}; "

@@ -346,6 +346,11 @@ def test_settings_round_trip_and_a_missing_model_is_a_message(qtbot, fixtures, c
     again = SettingsDialog(saved, "", window)
     assert (again.threads.value(), again.context.value(), again.gpu_layers.value()) == (2, 4096, 0)
     assert again.situating.currentText() == "Never"
+    again.context.setValue(10)  # typed in: below any useful context
+    assert again.settings().context_size == 1024
+    again.context.setValue(0)
+    assert again.settings().context_size is None  # the model's own
+    again.context.setValue(4096)
 
     missing = chapterhouse_home / "no-such-model.gguf"
     again.generator.combo.setCurrentIndex(again.generator.combo.findData("__file__"))

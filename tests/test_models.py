@@ -56,6 +56,14 @@ def test_settings_round_trip_in_the_config_dir(chapterhouse_home):
     path.write_text("{ not json")
     with pytest.raises(ModelError, match="unreadable"):
         ModelSettings.load()
+    for field, value, message in (("threads", -2, "threads must be a whole number of at least 1"),
+                                  ("context_size", 100, "context_size must be a whole number of at least 1024"),
+                                  ("gpu_layers", "lots", "gpu_layers must be auto or a whole number")):
+        path.write_text(json.dumps({field: value}))
+        with pytest.raises(ModelError, match=message):
+            ModelSettings.load()
+    path.write_text(json.dumps({"gpu_layers": -1, "threads": None, "context_size": 2048}))
+    assert (ModelSettings.load().gpu_layers, ModelSettings.load().context_size) == (-1, 2048)
 
 
 def test_situating_sentences_auto_follows_the_generators_size():
@@ -230,6 +238,8 @@ def test_models_command_errors_are_one_line(cli, tmp_path):
         (["use", "no-such-model"], "no such file, folder or catalogue model"),
         (["use", "qwen3-4b-instruct-2507-q4_k_m"], "models download qwen3-4b-instruct-2507-q4_k_m"),
         (["configure", "--gpu-layers", "many"], "give auto, 0"),
+        (["configure", "--threads", "-3"], "--threads -3: give a number of threads"),
+        (["configure", "--context", "10"], "--context 10: give at least 1024 tokens"),
     ):
         result = cli(*args, check=False)
         assert result.returncode == 2

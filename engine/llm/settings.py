@@ -24,6 +24,9 @@ SITUATING_SETTINGS = ("auto", "on", "off")
 # a CPU with the 135M default, a draft costs half a minute and says little.
 ANSWER_SETTINGS = ("model", "evidence")
 SETTINGS_FILE = "models.json"
+# The smallest context worth running: an answer's prompt alone is 3,000
+# tokens or more, a section summary's about as much.
+MIN_CONTEXT = 1024
 
 
 @dataclass
@@ -63,9 +66,9 @@ class ModelSettings:
             return cls(
                 generator=_choice(data.get("generator")),
                 embedder=_choice(data.get("embedder")),
-                gpu_layers=data.get("gpu_layers", "auto"),
-                threads=data.get("threads"),
-                context_size=data.get("context_size"),
+                gpu_layers=_layers(data.get("gpu_layers", "auto")),
+                threads=_at_least("threads", data.get("threads"), 1),
+                context_size=_at_least("context_size", data.get("context_size"), MIN_CONTEXT),
                 situating_sentences=_one_of("situating_sentences", data.get("situating_sentences", "auto"),
                                             SITUATING_SETTINGS),
                 answers=_one_of("answers", data.get("answers", "model"), ANSWER_SETTINGS),
@@ -105,6 +108,20 @@ class ModelSettings:
 
 def settings_path() -> Path:
     return config_dir() / SETTINGS_FILE
+
+
+def _layers(value) -> str | int | None:
+    """GPU layers: "auto" (or null), -1 for all, 0 for the CPU only, or a count."""
+    if value in (None, "auto") or (isinstance(value, int) and not isinstance(value, bool) and value >= -1):
+        return value
+    raise ValueError(f"gpu_layers must be auto or a whole number of layers (-1 for all), not {value!r}")
+
+
+def _at_least(key: str, value, minimum: int) -> int | None:
+    """A count of at least `minimum`, or None (the runtime's own choice)."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < minimum):
+        raise ValueError(f"{key} must be a whole number of at least {minimum}, or left out, not {value!r}")
+    return value
 
 
 def _one_of(key: str, value, allowed: tuple[str, ...]) -> str:
