@@ -24,8 +24,8 @@ SITUATING_SETTINGS = ("auto", "on", "off")
 # a CPU with the 135M default, a draft costs half a minute and says little.
 ANSWER_SETTINGS = ("model", "evidence")
 SETTINGS_FILE = "models.json"
-# The smallest context worth running: an answer's prompt alone is 3,000
-# tokens or more, a section summary's about as much.
+# Prompts (answers, summaries) run to thousands of tokens and are cut to
+# fit the context; below this not even a cut one fits: a slip, not a setting.
 MIN_CONTEXT = 1024
 
 
