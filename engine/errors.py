@@ -47,7 +47,8 @@ def storage_problem(error: BaseException, folder: Path | None = None) -> str | N
     if "full" in text or "no space left" in text or code == errno.ENOSPC:
         return "full"
     if code in (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR) or "readonly" in text \
-            or "read-only" in text or "permission denied" in text or "unable to open" in text:
+            or "read-only" in text or "permission denied" in text or "not a directory" in text \
+            or "unable to open" in text:
         return "read-only"
     if folder is not None:
         folder = next((f for f in (folder, *folder.parents) if f.exists()), folder)

@@ -19,7 +19,6 @@ chunking parameters everything.
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 import threading
 import time
@@ -237,7 +236,7 @@ class BookIndexer:
             raise _storage_error(error, self.book, self.folder) from None
         except (ValueError, RuntimeError) as error:
             # Tantivy and hnswlib report failed writes as plain errors.
-            if not _storage_words.search(str(error)):
+            if storage_problem(error) is None:
                 raise
             raise _storage_error(error, self.book, self.folder) from None
         return result
@@ -683,9 +682,6 @@ def _guarded(function, book: Book, folder: Path):
         return function()
     except (sqlite3.OperationalError, OSError) as error:
         raise _storage_error(error, book, folder) from None
-
-
-_storage_words = re.compile(r"no space left|disk is full|read-only|readonly|permission denied|not a directory", re.I)
 
 
 def _storage_error(error: Exception, book: Book, folder: Path) -> IndexingError:
