@@ -364,6 +364,8 @@ def test_a_bad_question_file_or_an_empty_question_is_one_line(session, tmp_path)
     assert [q.sections for q in load_questions(path, tmp_path)] == [[1]]
     with pytest.raises(ChapterhouseError, match="the question is empty"):
         session.ask("   ")
+    with pytest.raises(ChapterhouseError, match="the question has no words"):
+        session.retrieve("??? ###")
 
 
 def test_the_harness_says_which_goals_a_run_meets():

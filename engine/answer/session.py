@@ -82,6 +82,9 @@ class AnswerSession:
         "auto": the model unless it is a toy whose plans are not worth the wait."""
         if not question.strip():
             raise ChapterhouseError(f"{self.indexer.book.title}: the question is empty; ask something about the book")
+        if not any(character.isalnum() for character in question):
+            # Nothing to plan or match: the dense list alone would rank noise.
+            raise ChapterhouseError(f"{self.indexer.book.title}: the question has no words; ask something about the book")
         context = self.context
         if planner == "auto":
             planner = "code" if is_small(self.generator) else "model"
