@@ -5,7 +5,9 @@ and paragraphs. WAL mode, so a reader (the desktop app) never blocks a writer
 from __future__ import annotations
 
 import re
+import shutil
 import sqlite3
+import tempfile
 from pathlib import Path
 
 from ..book import Book, Paragraph, Part, Section
@@ -63,23 +65,55 @@ def connect(path: Path) -> sqlite3.Connection:
 
 def open_read_only(path: Path, schema: str = "", **options) -> sqlite3.Connection:
     """A read-only connection that works where no write can: on a full or
-    read-only disk SQLite cannot make the WAL index file, and the database is
-    then read as immutable (nothing can be written there meanwhile). Tables of
+    read-only disk SQLite may not be able to make the WAL index file, and the
+    database is then read without it (nothing can be written there meanwhile,
+    and commits a crash left in the WAL are still read). Tables of
     `schema` that the file lacks yet are made empty in memory, so readers see
     "nothing stored" rather than an error."""
     options.setdefault("check_same_thread", False)
     connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, **options)
     try:
-        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        tables = _table_names(connection)
     except sqlite3.OperationalError:
         connection.close()
-        connection = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True, **options)
-        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        connection = _open_without_wal_index(path, options)
+        tables = _table_names(connection)
     for statement in schema.split(";"):
         made = re.match(r"\s*CREATE TABLE (?:IF NOT EXISTS )?(\w+)", statement)
         if made and made.group(1) not in tables:
             connection.execute(statement.replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
     return connection
+
+
+def _table_names(connection: sqlite3.Connection) -> set[str]:
+    return {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _open_without_wal_index(path: Path, options: dict) -> sqlite3.Connection:
+    """Read a database whose WAL index file cannot be made. As immutable, SQLite
+    ignores the WAL; if a crash left commits there (no checkpoint folded them
+    in), they are read from a private copy instead, held in memory."""
+    log = path.with_name(path.name + "-wal")
+    if log.is_file() and log.stat().st_size > 0:
+        try:
+            return _recovered_in_memory(path, log, options)
+        except (OSError, sqlite3.Error):
+            pass  # no room in the temp folder either: the file as last checkpointed
+    return sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True, **options)
+
+
+def _recovered_in_memory(path: Path, log: Path, options: dict) -> sqlite3.Connection:
+    with tempfile.TemporaryDirectory(prefix="chapterhouse-wal-") as folder:
+        copy = Path(folder) / path.name
+        shutil.copyfile(path, copy)
+        shutil.copyfile(log, copy.with_name(copy.name + "-wal"))
+        source = sqlite3.connect(copy)
+        try:
+            memory = sqlite3.connect(":memory:", **options)
+            source.backup(memory)
+        finally:
+            source.close()
+    return memory
 
 
 def write_book(path: Path, book: Book) -> None:
