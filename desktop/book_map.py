@@ -10,6 +10,9 @@ from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 
+_GAP = 2  # pixels between sections
+
+
 class BookMap(QWidget):
     sectionClicked = Signal(int)  # section ordinal
 
@@ -57,11 +60,17 @@ class BookMap(QWidget):
         accent = palette.color(palette.ColorRole.Highlight)
         light = QColor(accent)
         light.setAlpha(120)
-        for ordinal, rect in self.bands():
+        bands = self.bands()
+        for ordinal, rect in bands:
             colour = accent if ordinal in self.cited else light if ordinal in self.evidence else base
             painter.fillRect(rect, colour)
-            painter.setPen(QPen(palette.color(palette.ColorRole.Window), 1))
-            painter.drawLine(rect.topRight(), rect.bottomRight())
+        # Gaps drawn after every band (a band would cover the one before it), so
+        # marked neighbours read as sections, not as one progress bar.
+        painter.setPen(QPen(palette.color(palette.ColorRole.Window), _GAP))
+        for _, rect in bands[:-1]:
+            if rect.width() > 2 * _GAP:
+                x = round(rect.right())
+                painter.drawLine(x, round(rect.top()), x, round(rect.bottom()))
         painter.end()
 
     def section_at(self, x: float) -> int | None:

@@ -112,3 +112,24 @@ def test_qt_bindings_keep_none_alive(qtbot):
         label.setText("x")
         QCoreApplication.processEvents()
     assert sys.getrefcount(None) > before - 200
+
+
+def test_the_book_map_keeps_a_gap_between_marked_sections(qtbot):
+    from types import SimpleNamespace
+
+    from desktop.book_map import BookMap
+
+    book_map = BookMap()
+    qtbot.addWidget(book_map)
+    sections = [SimpleNamespace(ordinal=n, display_name=f"Chapter {n}", start=1000 * (n - 1), end=1000 * n)
+                for n in (1, 2, 3)]
+    book_map.set_book(SimpleNamespace(sections=sections))
+    book_map.mark({1, 2, 3}, cited={1, 2})
+    book_map.resize(302, 30)
+    image = book_map.grab().toImage()
+    window = book_map.palette().color(book_map.palette().ColorRole.Window)
+    bands = dict(book_map.bands())
+    middle = image.height() // 2
+    for ordinal in (1, 2):  # where section 1 meets 2 (both cited) and 2 meets 3 (cited, evidence)
+        assert image.pixelColor(round(bands[ordinal].right()), middle) == window
+        assert image.pixelColor(round(bands[ordinal].center().x()), middle) != window
