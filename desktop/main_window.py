@@ -9,6 +9,7 @@ appear in a banner at the top of the window, never as a crash.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
@@ -91,6 +92,7 @@ class MainWindow(QMainWindow):
         self._sessions: dict[str, object] = {}
         self._statuses: dict[str, int] = {}
         self._titles: dict[str, str] = {}  # for progress lines, without a file read per event
+        self._restarting = False  # new settings stopped indexing, and it resumes as soon as they apply
         self.setWindowTitle("Chapterhouse")
         self.setAcceptDrops(True)
         self.resize(1400, 860)
@@ -247,6 +249,7 @@ class MainWindow(QMainWindow):
     def start(self) -> None:
         """Show the library and pick up indexing left unfinished last time."""
         def listed(books):
+            self._restarting = False
             self._show_books(books)
             self.indexing.resume_unfinished({summary.book_id: stage for summary, stage in books})
             ready = [summary.book_id for summary, stage in books if stage >= max(1, self.indexing.target_stage)]
@@ -548,7 +551,7 @@ class MainWindow(QMainWindow):
             self.progress.hide()
             self.cancel_index.hide()
             self.index_label.setText("")
-        if cancelled and book_id not in self.indexing.queue:  # queued again (new settings): it goes on now
+        if cancelled and book_id not in self.indexing.queue and not self._restarting:
             self.statusBar().showMessage("Indexing stopped; it resumes where it stopped next time.", 5000)
 
     def _index_waiting(self, book_id: str, stage: int) -> None:
@@ -599,13 +602,19 @@ class MainWindow(QMainWindow):
     def apply_settings(self, settings) -> None:
         from engine.llm.loading import release_all
 
+        previous = _settings_in_force()
         try:
             settings.save()
         except ChapterhouseError as error:  # a full disk: nothing changes, and it says so
             self._error(str(error))
             return
+        self._sessions.clear()  # the next question's session reads the new settings
+        if previous is not None and replace(settings, answers=previous.answers) == previous:
+            # Only how answers are given changed: no model or index depends on it.
+            self.statusBar().showMessage("Settings saved.", 6000)
+            return
+        self._restarting = True  # indexing stops here and goes on at once, not "next time"
         self.indexing.cancel_all()
-        self._sessions.clear()
 
         def reload(context):
             release_all()
@@ -666,3 +675,15 @@ class MainWindow(QMainWindow):
         self.tasks.cancel_all()
         self.tasks.wait(5000)
         super().closeEvent(event)
+
+
+def _settings_in_force():
+    """The saved model settings, or None where the file is unreadable (then
+    any new settings count as a change)."""
+    from engine.llm.errors import ModelError
+    from engine.llm.settings import ModelSettings
+
+    try:
+        return ModelSettings.load()
+    except ModelError:
+        return None

@@ -399,19 +399,28 @@ def test_evidence_only_answers_say_so_and_load_no_model(qtbot, fixtures):
 def test_saving_settings_while_the_model_writes_summaries_stops_it_cleanly(qtbot, fixtures):
     """Saving settings lets go of the loaded models while stage 2 is in the
     middle of a generation: the job stops at its next checkpoint (freeing
-    llama.cpp's memory under it used to crash the app) and indexing resumes."""
+    llama.cpp's memory under it used to crash the app) and indexing resumes.
+    A change to how answers are given stops nothing."""
+    from dataclasses import replace
+
     from engine.llm.settings import ModelSettings
 
     window = _window(qtbot, index_stage=2)
-    stages, ends = [], []
+    stages, ends, messages = [], [], []
     window.indexing.progressed.connect(lambda book_id, p: stages.append(p.stage))
     window.indexing.finished.connect(lambda book_id, stage, cancelled: ends.append((stage, cancelled)))
+    window.statusBar().messageChanged.connect(messages.append)
     _drop(window, fixtures / "three-chapters.txt")
     qtbot.waitUntil(lambda: 2 in stages, timeout=120000)
     qtbot.wait(1500)  # into the first summary's generation
-    window.apply_settings(ModelSettings.load())
+    window.apply_settings(replace(ModelSettings.load(), answers="evidence"))
+    assert window.statusBar().currentMessage() == "Settings saved."
+    qtbot.wait(1000)
+    assert ends == [] and window.indexing.current is not None  # still writing summaries
+    window.apply_settings(replace(ModelSettings.load(), threads=2))
     qtbot.waitUntil(lambda: (2, False) in ends, timeout=300000)
     assert (1, True) in ends, ends  # stopped mid-stage 2, then resumed
+    assert not [message for message in messages if "next time" in message]  # it went on at once
     qtbot.waitUntil(lambda: window.library_view.table.item(0, 3).text() == "stage 2 of 4", timeout=10000)
 
 
