@@ -71,6 +71,7 @@ class AskPanel(QWidget):
         self._buffer: list[str] = []
         self._buffer_lock = threading.Lock()
         self._streamed = ""
+        self._asked = ""  # the question the page answers, shown above it
         self._flush = QTimer(self)
         self._flush.setInterval(50)
         self._flush.timeout.connect(self._flush_text)
@@ -154,6 +155,7 @@ class AskPanel(QWidget):
         self.history.clear()
         self.status.setText("" if enabled else "Open a book to ask about it.")
         self.result = None
+        self._asked = ""
 
     def show_history(self, entries) -> None:
         self.history.clear()
@@ -174,6 +176,7 @@ class AskPanel(QWidget):
         self._ticket += 1
         ticket = self._ticket
         self._streamed = ""
+        self._asked = question
         self.result = None
         self.answer_view.clear()
         self.evidence.clear()
@@ -268,9 +271,12 @@ class AskPanel(QWidget):
             self.status.setText("Stopped. The evidence above is complete; the answer is cut short.")
         else:
             first = timings.get("first_token")
-            self.status.setText(f"Evidence in {timings['retrieval'] * 1000:.0f} ms"
-                                f"{f'; first words after {first:.1f} s' if first else ''}; "
-                                f"done in {timings['total']:.1f} s.")
+            evidence = f"Evidence in {timings['retrieval'] * 1000:.0f} ms"
+            if result.get("written") is False:  # no model call: the evidence is all there is
+                self.status.setText(f"{evidence}.")
+            else:
+                self.status.setText(f"{evidence}{f'; first words after {first:.1f} s' if first else ''}; "
+                                    f"done in {timings['total']:.1f} s.")
         self.answerFinished.emit(result)
         self.answerEnded.emit()
 
@@ -297,7 +303,9 @@ class AskPanel(QWidget):
         """A past answer from the history."""
         self.result = result
         self._streamed = ""
+        self._asked = result["question"]
         self.question.setText(result["question"])
+        self.question.setCursorPosition(0)  # a long question shows its start
         self._render(streaming=False)
         self._fill_evidence(result["parts"], _cited_passages(result))
         self._fill_plan(result["plan"])
@@ -321,6 +329,8 @@ class AskPanel(QWidget):
             answer_block = "<p><i>Evidence only, as set in Settings › Answers: no model answer.</i></p>"
         evidence_block = f"<h4>Evidence</h4>{digest_html}" if digest_html else ""
         page = evidence_block + answer_block if draft else answer_block + evidence_block
+        if page and self._asked:  # the line above may show only part of it, or another question being typed
+            page = f"<p><b>{html.escape(self._asked)}</b></p>" + page
         bar = self.answer_view.verticalScrollBar()
         at_end = bar.value() >= bar.maximum() - 4
         self.answer_view.setHtml(page)
