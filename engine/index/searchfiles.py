@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..processes import process_alive
 from .store import IndexStore
 
 _POINTER = "CURRENT"
@@ -110,21 +111,9 @@ def _sweep(folder: Path, keep: str) -> None:
     for entry in folder.iterdir():
         if entry.is_dir() and entry.name != keep and (entry.name.startswith("gen-") or entry.name.startswith("building-")):
             pid = entry.name.split("-")[1] if entry.name.startswith("building-") else None
-            if pid and pid.isdigit() and int(pid) != os.getpid() and _alive(int(pid)):
+            if pid and pid.isdigit() and int(pid) != os.getpid() and process_alive(int(pid)):
                 continue
             shutil.rmtree(entry, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    if os.name != "posix":
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
 
 
 def _schema():

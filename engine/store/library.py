@@ -28,6 +28,7 @@ from ..errors import BookImportError, BookNotFoundError, ChapterhouseError, Stor
 from ..formats import BOOK_SUFFIXES
 from ..importer import parse_book
 from ..paths import data_dir
+from ..processes import process_alive
 from .bookdb import BookDatabase, write_book
 
 MANIFEST_FORMAT_VERSION = 1
@@ -138,7 +139,7 @@ class Library:
     def _sweep_staging(self) -> None:
         for folder in self.books_dir.glob(f"{_STAGING_PREFIX}*"):
             pid_text = folder.name[len(_STAGING_PREFIX):].split("-")[0]
-            owner_alive = pid_text.isdigit() and int(pid_text) != os.getpid() and _process_alive(int(pid_text))
+            owner_alive = pid_text.isdigit() and int(pid_text) != os.getpid() and process_alive(int(pid_text))
             if owner_alive and time.time() - folder.stat().st_mtime < 24 * 3600:
                 continue
             shutil.rmtree(folder, ignore_errors=True)
@@ -263,20 +264,3 @@ def _fsync_dir(folder: Path) -> None:
         os.fsync(descriptor)
     finally:
         os.close(descriptor)
-
-
-def _process_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    if os.name != "posix":
-        # os.kill(pid, 0) is not a probe on Windows; treat staging folders as live.
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    except OSError:
-        return False
-    return True
