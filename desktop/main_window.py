@@ -258,7 +258,11 @@ class MainWindow(QMainWindow):
                                   lane=QUICK, on_success=self.indexing.refresh, on_error=self._error)
 
         self.tasks.submit(self._read_library, name="Reading the library", lane=QUICK, on_success=listed,
-                          on_error=self._error)
+                          on_error=self._start_failed)
+
+    def _start_failed(self, message: str) -> None:
+        self._restarting = False  # indexing did not go on: a stop says it resumes next time again
+        self._error(message)
 
     def refresh_library(self) -> None:
         self.tasks.submit(self._read_library, name="Reading the library", lane=QUICK, on_success=self._show_books,
@@ -620,7 +624,7 @@ class MainWindow(QMainWindow):
             release_all()
 
         self.tasks.submit(reload, name="Changing models", lane=QUICK,
-                          on_success=lambda _: self.start(), on_error=self._error)
+                          on_success=lambda _: self.start(), on_error=self._start_failed)
         self.statusBar().showMessage("Settings saved; books are re-indexed where the change requires it.", 6000)
 
     # ------------------------------------------------------------ errors
