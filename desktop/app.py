@@ -18,6 +18,9 @@ from .single_instance import claim_or_hand_over
 
 
 def create_application(argv: list[str] | None = None) -> QApplication:
+    # The UI thread waits at most this long for the GIL while a worker runs
+    # Python (5 ms by default; each of a repaint's many Python calls waits anew).
+    sys.setswitchinterval(0.001)
     app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv[:1])
     app.setApplicationName("Chapterhouse")
     app.setOrganizationName("Chapterhouse")

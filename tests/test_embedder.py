@@ -49,7 +49,10 @@ def test_queries_and_a_reused_session(embedder):
 def test_thread_count_is_configurable_and_cancel_stops_batches():
     spec = embedder_spec(ModelSettings())
     one_thread = OnnxEmbedder(spec["model_path"], spec["tokenizer_path"], threads=1, batch_size=2)
-    assert one_thread._session.get_session_options().intra_op_num_threads == 1
+    options = one_thread._session.get_session_options()
+    assert options.intra_op_num_threads == 1
+    # Idle pool threads sleep: spinning ones took the cores the window needs.
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
     cancel = CancelToken()
     cancel.cancel()
     with pytest.raises(InterruptedError):

@@ -101,6 +101,9 @@ class OnnxEmbedder(Embedder):
         except Exception as error:  # tokenizers raises a bare Exception
             raise ModelError(tokenizer_path, f"not a Hugging Face tokenizer.json ({error})") from None
         options = onnxruntime.SessionOptions()
+        # Idle pool threads sleep rather than spin: spinning took the cores the
+        # window and llama.cpp need, for no speed (14.3 vs 14.4 passages/s here).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
         if threads:
             options.intra_op_num_threads = threads
