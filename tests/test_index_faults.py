@@ -154,9 +154,10 @@ def test_a_read_only_disk_still_shows_what_a_crash_left_in_the_write_ahead_log(s
     book_id = library.import_book(fixtures / "three-chapters.txt").book_id
     database = library.folder(book_id) / "book.sqlite"
     # An answer is saved, then the app dies before SQLite folds its log into the file.
-    subprocess.run([sys.executable, "-c", "import os, sys, pathlib; from engine.store.journal import BookJournal; "
-                    "BookJournal(pathlib.Path(sys.argv[1])).add({'question': 'Why did the hare run?', 'answer': 'Fear.'}); "
-                    "os._exit(0)", str(database)], check=True, cwd=Path(__file__).parent.parent)
+    crash = ("import os, sys, pathlib; from engine.store.journal import BookJournal; "
+             "BookJournal(pathlib.Path(sys.argv[1])).add({'question': 'Why did the hare run?', 'answer': 'Fear.'}); "
+             "os._exit(0)")
+    subprocess.run([sys.executable, "-c", crash, str(database)], check=True, cwd=Path(__file__).parent.parent)
     assert database.with_name("book.sqlite-wal").stat().st_size > 0
     database.with_name("book.sqlite-shm").unlink()  # e.g. a backup that skips it; SQLite cannot make it here
     subprocess.run(["mount", "-o", "remount,ro", str(small_filesystem)], check=True)

@@ -84,7 +84,8 @@ class AnswerSession:
             raise ChapterhouseError(f"{self.indexer.book.title}: the question is empty; ask something about the book")
         if not any(character.isalnum() for character in question):
             # Nothing to plan or match: the dense list alone would rank noise.
-            raise ChapterhouseError(f"{self.indexer.book.title}: the question has no words; ask something about the book")
+            raise ChapterhouseError(f"{self.indexer.book.title}: the question has no words; "
+                                    "ask something about the book")
         context = self.context
         if planner == "auto":
             planner = "code" if is_small(self.generator) else "model"
