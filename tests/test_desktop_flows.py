@@ -400,7 +400,7 @@ def test_evidence_only_answers_say_so_and_load_no_model(qtbot, fixtures):
     assert panel.ask_button.isEnabled()
 
 
-def test_saving_settings_while_the_model_writes_summaries_stops_it_cleanly(qtbot, fixtures):
+def test_saving_settings_while_the_model_writes_summaries_stops_it_cleanly(qtbot, fixtures, monkeypatch):
     """Saving settings lets go of the loaded models while stage 2 is in the
     middle of a generation: the job stops at its next checkpoint (freeing
     llama.cpp's memory under it used to crash the app) and indexing resumes.
@@ -426,6 +426,20 @@ def test_saving_settings_while_the_model_writes_summaries_stops_it_cleanly(qtbot
     assert (1, True) in ends, ends  # stopped mid-stage 2, then resumed
     assert not [message for message in messages if "next time" in message]  # it went on at once
     qtbot.waitUntil(lambda: window.library_view.table.item(0, 3).text() == "stage 2 of 4", timeout=10000)
+
+    # A restart that fails says why, and a later stop says again that indexing resumes next time.
+    from engine.errors import ChapterhouseError
+
+    def unreadable(context):
+        raise ChapterhouseError("library: unreadable")
+
+    monkeypatch.setattr(window, "_read_library", unreadable)
+    window.apply_settings(replace(ModelSettings.load(), threads=1))
+    qtbot.waitUntil(lambda: window.banner.isVisible(), timeout=10000)
+    assert window.banner.label.text() == "library: unreadable"
+    book_id = window.library.list_books()[0].book_id
+    window._index_finished(book_id, 2, True)  # as when the reader stops indexing
+    assert "resumes where it stopped next time" in window.statusBar().currentMessage()
 
 
 def test_reading_position_and_font_size_survive_a_restart(qtbot, fixtures):
