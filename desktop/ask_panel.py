@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.answer.digest import quoted
+from engine.durations import duration_text
 from engine.llm.types import CancelToken
 
 from .book_map import BookMap
@@ -45,6 +46,7 @@ class _Relay(QObject):
     digest = Signal(int, object)  # ticket, payload
     retry = Signal(int)
     notice = Signal(int, str)
+    reading = Signal(int, int, int, object)  # ticket, prompt tokens read, to read, seconds left
 
 
 class AskPanel(QWidget):
@@ -133,6 +135,9 @@ class AskPanel(QWidget):
         self.relay.digest.connect(lambda ticket, payload: self._is_current(ticket) and self._show_digest(payload))
         self.relay.retry.connect(lambda ticket: self._is_current(ticket) and self._retrying())
         self.relay.notice.connect(lambda ticket, text: self._is_current(ticket) and self.status.setText(text))
+        self.relay.reading.connect(
+            lambda ticket, done, total, left: self._is_current(ticket) and self._reading(done, total, left))
+        self._reading_prefix = "Evidence found"
         # Esc stops from within the panel; the window's Stop action works anywhere.
         stop_key = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
         stop_key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -200,7 +205,8 @@ class AskPanel(QWidget):
                 on_digest=lambda lines, retrieval: relay.digest.emit(ticket,
                                                                      _digest_payload(session, lines, retrieval)),
                 on_text=lambda piece: self._receive(ticket, piece),
-                on_retry=lambda retrieval: relay.retry.emit(ticket))
+                on_retry=lambda retrieval: relay.retry.emit(ticket),
+                on_reading=lambda done, total, left: relay.reading.emit(ticket, done, total, left))
             return result.as_dict()
 
         def unless_stale(handler):
@@ -247,11 +253,22 @@ class AskPanel(QWidget):
 
     def _retrying(self) -> None:
         self._streamed = ""
+        self._reading_prefix = "Answering again with more passages"
         self.status.setText("A part was not found: answering again with more passages\u2026")
+
+    def _reading(self, done: int, total: int, seconds_left: float | None) -> None:
+        """The model's pass over the prompt, the silent wait before its first
+        words (20-40 s on a laptop CPU): say how far it is."""
+        if done >= total:
+            self.status.setText(f"{self._reading_prefix}; the model is writing\u2026")
+            return
+        left = f", about {duration_text(max(1.0, seconds_left))} left" if seconds_left is not None else ""
+        self.status.setText(f"{self._reading_prefix}; the model is reading it\u2026 {done / total:.0%}{left}")
 
     def _show_digest(self, payload: dict) -> None:
         self.result = {**(self.result or {}), **payload}
         written = payload.get("written", True)
+        self._reading_prefix = "Evidence found"
         self.status.setText("Evidence found; the model is reading it\u2026" if written else "Evidence found.")
         self._render(streaming=written)
         self._fill_evidence(payload["parts"], _cited_passages(payload))

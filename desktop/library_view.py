@@ -16,6 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.durations import duration_text
+
 BOOK_ID_ROLE = Qt.ItemDataRole.UserRole
 STAGE_NAMES = {0: "not indexed", 1: "searchable (stage 1 of 4)", 2: "stage 2 of 4", 3: "stage 3 of 4",
                4: "fully indexed"}
@@ -25,8 +27,7 @@ def describe_progress(progress) -> str:
     share = progress.done / progress.total if progress.total else 0
     left = ""
     if progress.eta_seconds:
-        seconds = int(progress.eta_seconds)
-        left = f", {seconds // 60} min {seconds % 60:02d} s left" if seconds >= 60 else f", {seconds} s left"
+        left = f", {duration_text(progress.eta_seconds)} left"
     if progress.stage_name == "vectors":  # a searchable book's vectors made again: its stage stands
         return f"updating its vectors {share:.0%}{left}"
     return f"indexing stage {progress.stage} of 4: {progress.stage_name} {share:.0%}{left}"

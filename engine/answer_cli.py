@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+from .durations import duration_text
 from .llm.settings import ANSWER_SETTINGS
 from .paths import data_dir
 
@@ -169,9 +170,21 @@ def run_ask(args) -> int:
         if not quiet:
             print("\n[a part was not found: answering again with 14 passages]")
 
+    # The prompt pass is a silent wait of 20-40 s on a CPU; a terminal is told
+    # how far it is, on one line that the answer then overwrites.
+    show_reading = not quiet and sys.stderr.isatty()
+
+    def on_reading(done, total, seconds_left):
+        if not show_reading:
+            return
+        line = "" if done >= total else f"[reading the evidence: {done / total:.0%}" + (
+            f", about {duration_text(max(1.0, seconds_left))} left]" if seconds_left is not None else "]")
+        sys.stderr.write("\r" + line.ljust(60) + ("\r" if not line else ""))
+        sys.stderr.flush()
+
     try:
         result = session.ask(args.question, budget=args.budget, planner=args.planner, cancel=cancel,
-                             on_digest=on_digest, on_text=on_text, on_retry=on_retry)
+                             on_digest=on_digest, on_text=on_text, on_retry=on_retry, on_reading=on_reading)
     finally:
         signal.signal(signal.SIGINT, previous)
     if quiet:

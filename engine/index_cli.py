@@ -7,6 +7,7 @@ import signal
 import sys
 import time
 
+from .durations import duration_text
 from .llm.settings import SITUATING_SETTINGS
 from .llm.types import CancelToken
 
@@ -100,7 +101,7 @@ class _Bar:
         self.previous = (event.stage, event.detail)
         share = event.done / event.total if event.total else 1.0
         filled = int(share * 24)
-        eta = "" if event.eta_seconds is None else f"  {_duration(event.eta_seconds)} left"
+        eta = "" if event.eta_seconds is None else f"  {duration_text(event.eta_seconds)} left"
         line = (f"stage {event.stage}/4 {event.stage_name:20s} [{'#' * filled}{'-' * (24 - filled)}] "
                 f"{share * 100:5.1f}%{eta}  {event.detail}")
         if self.tty:
@@ -113,12 +114,3 @@ class _Bar:
     def close(self) -> None:
         if self.shown and self.tty:
             sys.stderr.write("\n")
-
-
-def _duration(seconds: float) -> str:
-    seconds = int(seconds)
-    if seconds >= 3600:
-        return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
-    if seconds >= 60:
-        return f"{seconds // 60} min {seconds % 60:02d} s"
-    return f"{seconds} s"

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import pty
+import re
 import subprocess
 import sys
 import threading
@@ -281,12 +283,38 @@ def test_retrieve_command_imports_indexes_and_prints_verbatim_evidence(chapterho
     assert document["digest"] and document["timings"]["retrieval_ms"] < 100
 
 
+def _read_terminal(leader: int, into: list[bytes]) -> None:
+    """Drain a pseudo-terminal until its other end is closed (so the child
+    never blocks on a full terminal buffer)."""
+    try:
+        while chunk := os.read(leader, 4096):
+            into.append(chunk)
+    except OSError:  # EIO: the child closed the terminal
+        pass
+    finally:
+        os.close(leader)
+
+
 def test_ask_command_streams_evidence_then_the_draft_and_reports_json(chapterhouse_home, fixtures):
     env = {**os.environ, "CHAPTERHOUSE_HOME": str(chapterhouse_home)}
     question = "What did the old horse say about the hare and the dogs?"
-    plain = subprocess.run([sys.executable, "-m", "engine", "ask", str(fixtures / "three-chapters.txt"), question],
-                           capture_output=True, text=True, cwd=ROOT, env=env)
+    # stderr is a terminal here, as for a person typing the command.
+    leader, follower = pty.openpty()
+    child = subprocess.Popen([sys.executable, "-m", "engine", "ask", str(fixtures / "three-chapters.txt"), question],
+                             stdout=subprocess.PIPE, stderr=follower, text=True, cwd=ROOT, env=env)
+    os.close(follower)
+    terminal = []
+    reader = threading.Thread(target=_read_terminal, args=(leader, terminal))
+    reader.start()
+    stdout, _ = child.communicate(timeout=600)
+    reader.join(10)
+    plain = subprocess.CompletedProcess(child.args, child.returncode, stdout, b"".join(terminal).decode())
     assert plain.returncode == 0, plain.stderr
+    # While the model reads the evidence, the terminal says how far it is (on
+    # stderr, one line overwritten, so stdout stays the answer alone).
+    assert "[reading the evidence: 0%]" in plain.stderr
+    assert re.search(r"\[reading the evidence: \d+%, about \d+ s left\]", plain.stderr), plain.stderr
+    assert "reading the evidence" not in plain.stdout
     # The evidence comes first, then the small model's draft, then the timings.
     evidence, draft = plain.stdout.index("Evidence:"), plain.stdout.index("Draft answer")
     assert evidence < draft < plain.stdout.index("first token")

@@ -150,6 +150,8 @@ def test_drop_index_ask_stream_follow_a_citation_go_back_and_export(qtbot, fixtu
     panel.budget = 4
     renders = []
     panel.answer_view.textChanged.connect(lambda: renders.append(panel._streamed))
+    statuses = []  # what the status line says at each report of the model's prompt pass
+    panel.relay.reading.connect(lambda *report: statuses.append(panel.status.text()))
     panel.question.setText(QUESTION)
     with qtbot.waitSignal(panel.answerFinished, timeout=300000) as finished:
         qtbot.mouseClick(panel.ask_button, Qt.MouseButton.LeftButton)
@@ -157,6 +159,11 @@ def test_drop_index_ask_stream_follow_a_citation_go_back_and_export(qtbot, fixtu
     result = finished.args[0]
     streamed = [text for text in renders if text]
     assert len(set(streamed)) >= 2, "the answer did not arrive in pieces"
+    # The silent wait before the first words says how far the model has read, and how long is left.
+    assert statuses[0] == "Evidence found; the model is reading it\u2026 0%"
+    assert any(re.fullmatch(r"Evidence found; the model is reading it\u2026 \d+%, about \d+ s left", text)
+               for text in statuses), statuses
+    assert statuses[-1] == "Evidence found; the model is writing\u2026"
     assert (result["answer"] or result["discarded_draft"]) and not result["cancelled"]
     assert panel.evidence.topLevelItemCount() >= 1
     assert "Evidence in" in panel.status.text()

@@ -116,8 +116,11 @@ def test_a_shared_prefix_is_not_processed_again(generator):
     prefix = ChatMessage("system", "Answer from this passage only.\n\n" + PASSAGE * 2)
     one = [prefix, ChatMessage("user", "Who signed the register?")]
     two = [prefix, ChatMessage("user", "What was Marley as dead as?")]
-    first = generator.complete(one, GenerationOptions(max_tokens=8))
-    second = generator.complete(two, GenerationOptions(max_tokens=8))
+    first_reading, second_reading = [], []
+    first = generator.stream(one, GenerationOptions(max_tokens=8),
+                             on_reading=lambda *report: first_reading.append(report)).finish()
+    second = generator.stream(two, GenerationOptions(max_tokens=8),
+                              on_reading=lambda *report: second_reading.append(report)).finish()
     shared = 0
     for a, b in zip(generator.prompt_tokens(one), generator.prompt_tokens(two)):
         if a != b:
@@ -126,6 +129,16 @@ def test_a_shared_prefix_is_not_processed_again(generator):
     assert first.usage.prompt_tokens > 200 and shared > 200
     assert second.usage.reused_prompt_tokens == shared
     assert second.usage.processed_prompt_tokens == second.usage.prompt_tokens - shared < 20
+    # The prompt pass is reported as it goes, over the tokens actually read
+    # (the last one is read with the first generated token), with the time left.
+    for reading, completion in ((first_reading, first), (second_reading, second)):
+        total = completion.usage.processed_prompt_tokens - 1
+        assert reading[0] == (0, total, None)
+        assert reading[-1][:2] == (total, total) and reading[-1][2] == 0
+        done = [report[0] for report in reading]
+        assert done == sorted(set(done))
+        assert all(left is not None and left >= 0 for _, _, left in reading[1:])
+    assert len(first_reading) >= 3
 
 
 def test_cancel_between_tokens(generator):

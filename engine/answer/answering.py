@@ -158,12 +158,12 @@ def resolve_citations(text: str, context, retrieval: Retrieval) -> tuple[str, li
 
 
 def generate_answer(generator, context, retrieval: Retrieval, cancel: CancelToken, on_text=None,
-                    passages: int | None = None) -> dict:
+                    passages: int | None = None, on_reading=None) -> dict:
     """One generator call; returns the raw text, timings and token counts."""
     started = time.perf_counter()
     stream = generator.stream(answer_messages(context, retrieval, passages),
                               GenerationOptions(max_tokens=ANSWER_TOKENS, temperature=0.0, repeat_penalty=1.1,
-                                                truncation="truncate-longest-end"), cancel)
+                                                truncation="truncate-longest-end"), cancel, on_reading)
     first = None
     pieces = []
     for piece in stream:

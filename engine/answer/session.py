@@ -114,10 +114,12 @@ class AnswerSession:
         return self.indexer.settings.answers == "model"
 
     def ask(self, question: str, budget: int = 12, planner: str = "auto", cancel: CancelToken | None = None,
-            on_digest=None, on_text=None, on_retry=None) -> AnswerResult:
+            on_digest=None, on_text=None, on_retry=None, on_reading=None) -> AnswerResult:
         """Plan, retrieve, digest, answer. `on_digest` gets the digest as soon as
-        it exists (before any answer text), `on_text` each piece of the answer,
-        `on_retry` a notice that the answer restarts with more passages."""
+        it exists (before any answer text), `on_reading(done, total,
+        seconds_left)` the model's progress through the prompt in tokens,
+        `on_text` each piece of the answer, `on_retry` a notice that the answer
+        restarts with more passages."""
         cancel = cancel or CancelToken()
         started = time.perf_counter()
         if planner == "auto" and not self.writes_answers:
@@ -147,7 +149,7 @@ class AnswerSession:
                 tokens={"prompt": 0, "processed": 0, "generated": 0})
         draft = is_small(self.generator)
         shown = DRAFT_PASSAGES if draft else None
-        generated = generate_answer(self.generator, self.context, retrieval, cancel, on_text, shown)
+        generated = generate_answer(self.generator, self.context, retrieval, cancel, on_text, shown, on_reading)
         retried = False
         # A draft that says "not found" is not worth twice the wait: the digest
         # already shows every passage found.
@@ -158,7 +160,8 @@ class AnswerSession:
             if on_retry is not None:
                 on_retry(retrieval)
             first = generated
-            generated = generate_answer(self.generator, self.context, retrieval, cancel, on_text)
+            generated = generate_answer(self.generator, self.context, retrieval, cancel, on_text,
+                                        on_reading=on_reading)
             generated["first_token"] = first["first_token"]
             for key in ("prompt", "processed", "generated"):
                 generated[key] += first[key]

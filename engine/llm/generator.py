@@ -74,9 +74,11 @@ class Generator(ABC):
     # ------------------------------------------------------------ the interface
 
     def stream(self, messages: Sequence[ChatMessage], options: GenerationOptions | None = None,
-               cancel: CancelToken | None = None) -> GenerationStream:
+               cancel: CancelToken | None = None, on_reading=None) -> GenerationStream:
         """Generate, yielding text as it comes. Iterate the stream; then
-        `stream.result` holds the Completion (also after a cancel)."""
+        `stream.result` holds the Completion (also after a cancel).
+        `on_reading(done, total, seconds_left)` follows the prompt pass where
+        the backend can tell (llama.cpp in-process; a server does not say)."""
         options = options or GenerationOptions()
         cancel = cancel or CancelToken()
         fitted, max_tokens, truncated = self.fit_to_context(list(messages), options)
@@ -92,7 +94,7 @@ class Generator(ABC):
             if options.json_schema is not None and result.finish_reason == "stop":
                 result.data = _parse_json(result.text)
 
-        return GenerationStream(pieces)
+        return GenerationStream(pieces, on_reading)
 
     def complete(self, messages: Sequence[ChatMessage], options: GenerationOptions | None = None,
                  cancel: CancelToken | None = None) -> Completion:

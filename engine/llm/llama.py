@@ -233,6 +233,8 @@ class LlamaGenerator(Generator):
         usage.processed_prompt_tokens = len(prompt) - common
 
         position = common
+        to_read = len(prompt) - 1 - common  # the last token is read by generate()
+        stream.reading(0, to_read)
         while position < len(prompt) - 1:
             if cancel.cancelled:
                 timings.prompt_seconds = time.perf_counter() - started
@@ -243,6 +245,7 @@ class LlamaGenerator(Generator):
             llm.eval(chunk)
             self._tune_chunk(len(chunk), time.perf_counter() - chunk_started)
             position += len(chunk)
+            stream.reading(position - common, to_read)
 
         grammar = self._grammar(options.json_schema)
         llm.set_seed(options.seed)

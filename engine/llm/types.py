@@ -5,6 +5,7 @@ cancellation. Shared by the local (llama.cpp, ONNX Runtime) and remote
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
@@ -107,9 +108,26 @@ class CancelToken:
 class GenerationStream:
     """Iterate for text as it is generated; afterwards `result` is the Completion."""
 
-    def __init__(self, pieces: Callable[["GenerationStream"], Iterator[str]]):
+    def __init__(self, pieces: Callable[["GenerationStream"], Iterator[str]],
+                 on_reading: Callable[[int, int, float | None], None] | None = None):
         self.result: Completion | None = None
+        self._on_reading = on_reading
+        self._reading_since = 0.0
         self._pieces = pieces(self)
+
+    def reading(self, done: int, total: int) -> None:
+        """Called by a backend as it reads the prompt: tokens read of those it
+        has to read. This is the wait before the first token, on a CPU the
+        longest part of an answer, so the listener also gets the seconds left
+        at the rate so far (None until there is a rate)."""
+        if self._on_reading is None or total <= 0:
+            return
+        now = time.monotonic()
+        if done == 0:
+            self._reading_since = now
+        elapsed = now - self._reading_since
+        left = elapsed * (total - done) / done if 0 < done and elapsed > 0 else None
+        self._on_reading(done, total, left)
 
     def __iter__(self) -> Iterator[str]:
         return self._pieces
