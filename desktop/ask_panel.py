@@ -12,9 +12,10 @@ import html
 import re
 import threading
 
-from PySide6.QtCore import QObject, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QObject, QSettings, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QCheckBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -63,6 +64,8 @@ class AskPanel(QWidget):
         # callable(book_id, cancel, notify) -> AnswerSession, run in a worker; notify(text)
         # tells the reader what the question is waiting for.
         self.session_provider = None
+        # callable() -> the stored-text offset the reader has read to (the end of the page in view)
+        self.read_to_provider = None
         self.budget = 12  # passages of evidence per answer
         # Each question gets a ticket; what a worker sends after the reader
         # moved on (another book, another question) is dropped.
@@ -92,6 +95,11 @@ class AskPanel(QWidget):
         row.addWidget(self.question, 1)
         row.addWidget(self.ask_button)
         row.addWidget(self.stop_button)
+        self.so_far = QCheckBox("Only what I have read", self)
+        self.so_far.setToolTip("Answer from the book up to the end of the page you are reading: nothing after it is "
+                               "searched, quoted or summarised, so nothing later is given away.")
+        self.so_far.setChecked(QSettings().value("ask/soFar", False, type=bool))
+        self.so_far.toggled.connect(lambda checked: QSettings().setValue("ask/soFar", checked))
 
         self.status = QLabel("", self)
         self.status.setWordWrap(True)
@@ -126,6 +134,7 @@ class AskPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(row)
+        layout.addWidget(self.so_far)
         layout.addWidget(self.status)
         layout.addWidget(self.book_map)
         layout.addWidget(self.answer_view, 3)
@@ -150,7 +159,7 @@ class AskPanel(QWidget):
         self._abandon()
         self.book = book
         enabled = book is not None
-        for widget in (self.question, self.ask_button, self.export_button):
+        for widget in (self.question, self.ask_button, self.export_button, self.so_far):
             widget.setEnabled(enabled)
         if book is not None:
             self.book_map.set_book(book)
@@ -195,6 +204,7 @@ class AskPanel(QWidget):
         provider = self.session_provider
         budget = self.budget
         book_id = self.book.book_id
+        until = self.read_to_provider() if self.so_far.isChecked() and self.read_to_provider is not None else None
 
         def work(context):
             session = provider(book_id, cancel, lambda text: relay.notice.emit(ticket, text))
@@ -206,7 +216,7 @@ class AskPanel(QWidget):
                                                                      _digest_payload(session, lines, retrieval)),
                 on_text=lambda piece: self._receive(ticket, piece),
                 on_retry=lambda retrieval: relay.retry.emit(ticket),
-                on_reading=lambda done, total, left: relay.reading.emit(ticket, done, total, left))
+                on_reading=lambda done, total, left: relay.reading.emit(ticket, done, total, left), until=until)
             return result.as_dict()
 
         def unless_stale(handler):
@@ -346,6 +356,10 @@ class AskPanel(QWidget):
             answer_block = "<p><i>Evidence only, as set in Settings › Answers: no model answer.</i></p>"
         evidence_block = f"<h4>Evidence</h4>{digest_html}" if digest_html else ""
         page = evidence_block + answer_block if draft else answer_block + evidence_block
+        limit = result.get("reading_limit")
+        if page and limit:
+            page = (f"<p><i>From the book up to where you are reading, in {html.escape(limit['label'])}: "
+                    "nothing after it is used.</i></p>") + page
         if page and self._asked:  # the line above may show only part of it, or another question being typed
             page = f"<p><b>{html.escape(self._asked)}</b></p>" + page
         bar = self.answer_view.verticalScrollBar()
@@ -426,6 +440,7 @@ def _digest_payload(session, lines, retrieval) -> dict:
         "plan": retrieval.plan.as_dict(),
         "lead": "digest",
         "written": session.writes_answers,
+        "reading_limit": session.context.reading_limit(retrieval.until),
     }
 
 

@@ -39,10 +39,12 @@ from .contents_view import ContentsView
 from .find_bar import FindBar
 from .indexing import IndexingManager
 from .library_view import STAGE_NAMES, LibraryView, describe_progress
-from .reader_view import ReaderView, build_document
+from .reader_view import DocumentBuilder, ReaderView
 from .tasks import QUICK, URGENT, TaskRunner
 
 _FILE_FILTER = "Books (*.txt *.epub *.html *.htm *.zip);;All files (*)"
+# Writing an opened book into its document, per turn of the event loop.
+_WRITE_SLICE_SECONDS = 0.015
 _LIBRARY_PAGE, _READER_PAGE = 0, 1
 
 
@@ -154,6 +156,10 @@ class MainWindow(QMainWindow):
         self._position_timer.setSingleShot(True)
         self._position_timer.setInterval(800)
         self._position_timer.timeout.connect(self._save_position)
+        self._writing = None  # (DocumentBuilder, position, history) of the book being opened
+        self._write_timer = QTimer(self)
+        self._write_timer.setInterval(0)
+        self._write_timer.timeout.connect(self._write_slice)
         self.library_view.openRequested.connect(self.open_book)
         self.library_view.importRequested.connect(self.choose_file)
         self.library_view.removeRequested.connect(self.confirm_remove)
@@ -168,6 +174,7 @@ class MainWindow(QMainWindow):
         self.ask_panel.answerFailed.connect(self.banner.show_message)
         self.ask_panel.export_button.clicked.connect(self.export_history)
         self.ask_panel.session_provider = self._session_for
+        self.ask_panel.read_to_provider = self.reader.offset_read_to
         self.indexing.progressed.connect(self._index_progress)
         self.indexing.stageReached.connect(self._index_stage)
         self.indexing.finished.connect(self._index_finished)
@@ -374,21 +381,40 @@ class MainWindow(QMainWindow):
         def load(context):
             book = self.library.load(book_id)
             context.check()
-            document, offsets = build_document(book)
             journal = self.library.journal(book_id)
             try:
                 position = journal.get("position", 0)
                 history = journal.entries()
             finally:
                 journal.close()
-            return book, document, offsets, position, history
+            return book, position, history
 
-        self.tasks.submit(load, name="Opening the book", lane=URGENT, on_success=self._show_book, on_error=self._error)
+        self.tasks.submit(load, name="Opening the book", lane=URGENT, on_success=self._write_book,
+                          on_error=self._error)
 
-    def _show_book(self, loaded) -> None:
-        book, document, offsets, position, history = loaded
+    def _write_book(self, loaded) -> None:
+        """Lay the loaded book into a document here, by slices between events
+        (Qt objects made in a worker have to change threads, which can deadlock)."""
+        book, position, history = loaded
         if book.book_id != self._opening:
             return
+        self._writing = (DocumentBuilder(book), position, history)
+        self._write_timer.start()
+
+    def _write_slice(self) -> None:
+        builder, position, history = self._writing
+        if builder.book.book_id != self._opening:  # another book was asked for meanwhile
+            self._write_timer.stop()
+            self._writing = None
+            return
+        if not builder.write(_WRITE_SLICE_SECONDS):
+            return
+        self._write_timer.stop()
+        self._writing = None
+        document, offsets = builder.result()
+        self._show_book(builder.book, document, offsets, position, history)
+
+    def _show_book(self, book, document, offsets, position, history) -> None:
         self._opening = None
         self.book = book
         self.back_stack.clear()

@@ -13,7 +13,7 @@ import time
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from PySide6.QtCore import QCoreApplication, QPointF, Qt, QTimer, Signal
+from PySide6.QtCore import QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument, QTextFormat
 from PySide6.QtWidgets import QTextBrowser, QTextEdit
 
@@ -24,6 +24,7 @@ DOCUMENT_MARGIN = 24
 _LINE_SEPARATOR = "\u2028"  # a line break inside one paragraph (verse, two-line headings)
 _SCROLL_MARGIN_PX = 12
 _LAYOUT_BLOCKS_PER_STEP = 20
+_WRITE_PARAGRAPHS_PER_STEP = 50
 # Layout work per turn of the event loop: well under the 100 ms a reader notices.
 _LAYOUT_SLICE_SECONDS = 0.03
 
@@ -67,53 +68,87 @@ def reading_width(point_size: float | None = None) -> int:
 
 
 def build_document(book: Book) -> tuple[QTextDocument, OffsetMap]:
-    """Lay the book out as a QTextDocument (safe to call off the UI thread)."""
-    document = QTextDocument()
-    document.setDefaultFont(reader_font())
-    document.setDocumentMargin(DOCUMENT_MARGIN)
-    document.setUndoRedoEnabled(False)
-    cursor = QTextCursor(document)
+    """The whole book as a QTextDocument at once (tests, tools)."""
+    builder = DocumentBuilder(book)
+    builder.write()
+    return builder.result()
 
-    prose = QTextBlockFormat()
-    prose.setLineHeight(145, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
-    prose.setBottomMargin(9)
-    verse = QTextBlockFormat(prose)
-    verse.setLeftMargin(36)
-    verse.setLineHeight(130, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
-    heading = QTextBlockFormat()
-    heading.setAlignment(Qt.AlignmentFlag.AlignHCenter)
-    heading.setTopMargin(30)
-    heading.setBottomMargin(14)
-    heading.setLineHeight(125, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
-    heading.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
 
-    plain = QTextCharFormat()
-    strong = QTextCharFormat()
-    strong.setFontWeight(QFont.Weight.DemiBold)
-    # Relative, so headings follow the reader's font size.
-    strong.setProperty(QTextFormat.Property.FontSizeAdjustment, 1)
+class DocumentBuilder:
+    """Writes a book into a QTextDocument on the UI thread, a slice of
+    paragraphs at a time (about 80 ms in all for a million characters).
+    Not in a worker: a document made there has to be moved to the UI thread,
+    and `moveToThread` from a worker that holds the GIL deadlocked against
+    the UI thread deleting a widget, which waited for the GIL while holding
+    the Qt lock that `moveToThread` needs."""
 
-    starts, ends, positions = [], [], []
-    section_starts = {section.start for section in book.sections} | {part.start for part in book.parts}
-    for index, paragraph in enumerate(book.paragraphs):
-        if index:
-            cursor.insertBlock()
-        is_heading = paragraph.kind == "heading"
-        block_format = heading if is_heading else verse if paragraph.kind == "verse" else prose
-        if is_heading and paragraph.start not in section_starts:
-            # A title under a heading ("PLAYING PILGRIMS") sits close to it.
-            block_format = QTextBlockFormat(heading)
-            block_format.setTopMargin(0)
-        cursor.setBlockFormat(block_format)
-        cursor.setCharFormat(strong if is_heading else plain)
-        starts.append(paragraph.start)
-        ends.append(paragraph.end)
-        positions.append(cursor.position())
-        cursor.insertText(book.text[paragraph.start:paragraph.end].replace("\n", _LINE_SEPARATOR))
-    app = QCoreApplication.instance()
-    if app is not None:
-        document.moveToThread(app.thread())
-    return document, OffsetMap(starts, ends, positions, book.text)
+    def __init__(self, book: Book):
+        self.book = book
+        self.document = QTextDocument()
+        self.document.setDefaultFont(reader_font())
+        self.document.setDocumentMargin(DOCUMENT_MARGIN)
+        self.document.setUndoRedoEnabled(False)
+        self._cursor = QTextCursor(self.document)
+        self._next = 0
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+        self._positions: list[int] = []
+        self._section_starts = {section.start for section in book.sections} | {part.start for part in book.parts}
+
+        self._prose = QTextBlockFormat()
+        self._prose.setLineHeight(145, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
+        self._prose.setBottomMargin(9)
+        self._verse = QTextBlockFormat(self._prose)
+        self._verse.setLeftMargin(36)
+        self._verse.setLineHeight(130, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
+        self._heading = QTextBlockFormat()
+        self._heading.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+        self._heading.setTopMargin(30)
+        self._heading.setBottomMargin(14)
+        self._heading.setLineHeight(125, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
+        self._heading.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+        # A title under a heading ("PLAYING PILGRIMS") sits close to it.
+        self._subheading = QTextBlockFormat(self._heading)
+        self._subheading.setTopMargin(0)
+        self._plain = QTextCharFormat()
+        self._strong = QTextCharFormat()
+        self._strong.setFontWeight(QFont.Weight.DemiBold)
+        # Relative, so headings follow the reader's font size.
+        self._strong.setProperty(QTextFormat.Property.FontSizeAdjustment, 1)
+
+    @property
+    def done(self) -> bool:
+        return self._next >= len(self.book.paragraphs)
+
+    def write(self, seconds: float | None = None) -> bool:
+        """Write paragraphs until the book is all in (True) or `seconds` have passed."""
+        deadline = None if seconds is None else time.perf_counter() + seconds
+        paragraphs, text, cursor = self.book.paragraphs, self.book.text, self._cursor
+        while not self.done:
+            for _ in range(_WRITE_PARAGRAPHS_PER_STEP):
+                if self.done:
+                    break
+                paragraph = paragraphs[self._next]
+                if self._next:
+                    cursor.insertBlock()
+                self._next += 1
+                is_heading = paragraph.kind == "heading"
+                if is_heading:
+                    block_format = self._heading if paragraph.start in self._section_starts else self._subheading
+                else:
+                    block_format = self._verse if paragraph.kind == "verse" else self._prose
+                cursor.setBlockFormat(block_format)
+                cursor.setCharFormat(self._strong if is_heading else self._plain)
+                self._starts.append(paragraph.start)
+                self._ends.append(paragraph.end)
+                self._positions.append(cursor.position())
+                cursor.insertText(text[paragraph.start:paragraph.end].replace("\n", _LINE_SEPARATOR))
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        return self.done
+
+    def result(self) -> tuple[QTextDocument, OffsetMap]:
+        return self.document, OffsetMap(self._starts, self._ends, self._positions, self.book.text)
 
 
 class ReaderView(QTextBrowser):
@@ -308,14 +343,23 @@ class ReaderView(QTextBrowser):
         """The stored-text offset of the first paragraph in view."""
         if self._map is None:
             return 0
+        return self._map.paragraph_starts[self._paragraph_at(self.verticalScrollBar().value() + _SCROLL_MARGIN_PX + 1)]
+
+    def offset_read_to(self) -> int:
+        """The stored-text offset where the last paragraph in view ends: what
+        the reader has had in front of them (a question "so far" uses no more)."""
+        if self._map is None:
+            return 0
+        bottom = self.verticalScrollBar().value() + self.viewport().height() - 1
+        return self._map.paragraph_ends[self._paragraph_at(bottom)]
+
+    def _paragraph_at(self, y: int) -> int:
         # Ask the layout (document coordinates) rather than the viewport, which may
         # not have caught up with the scroll bar when this runs.
-        y = self.verticalScrollBar().value() + _SCROLL_MARGIN_PX + 1
         position = self.document().documentLayout().hitTest(QPointF(self.document().documentMargin() + 1, y),
                                                              Qt.HitTestAccuracy.FuzzyHit)
         block_start = self.document().findBlock(max(0, position)).position()
-        index = max(0, bisect_right(self._map.block_positions, block_start) - 1)
-        return self._map.paragraph_starts[index]
+        return max(0, bisect_right(self._map.block_positions, block_start) - 1)
 
     def is_offset_visible(self, offset: int) -> bool:
         if self._map is None:

@@ -12,6 +12,10 @@ from .llm.settings import ANSWER_SETTINGS
 from .paths import data_dir
 
 
+UP_TO_HELP = ("use the book only up to the end of this section (its number in `chapterhouse sections`): "
+              "nothing after it is searched or shown, so nothing later is given away")
+
+
 def add_parsers(commands) -> None:
     retrieve = commands.add_parser("retrieve", help="the evidence for a question (no answer call)")
     retrieve.add_argument("book", metavar="BOOK")
@@ -19,6 +23,7 @@ def add_parsers(commands) -> None:
     retrieve.add_argument("--json", action="store_true")
     retrieve.add_argument("--budget", type=int, default=12, help="passages at most (default 12)")
     retrieve.add_argument("--planner", choices=["code", "model", "auto"], default="code")
+    retrieve.add_argument("--up-to", type=int, metavar="SECTION", help=UP_TO_HELP)
     retrieve.set_defaults(handler=run_retrieve)
 
     ask = commands.add_parser("ask", help="answer a question about a book, citing passages")
@@ -30,6 +35,7 @@ def add_parsers(commands) -> None:
     ask.add_argument("--answers", choices=ANSWER_SETTINGS, default=None,
                      help="model: the generator writes an answer under the evidence; evidence: the evidence alone, "
                           "no model loaded (default: the settings' choice)")
+    ask.add_argument("--up-to", type=int, metavar="SECTION", help=UP_TO_HELP)
     ask.set_defaults(handler=run_ask)
 
     evaluate = commands.add_parser("eval", help="measure retrieval (and answers) on a question set")
@@ -100,6 +106,19 @@ def _session(reference: str, answers: str | None = None):
     return session
 
 
+def _until(session, section: int | None) -> int | None:
+    """The end of section N in the text, checked against the book."""
+    if section is None:
+        return None
+    sections = session.context.book.sections
+    if not 1 <= section <= len(sections):
+        from .errors import ChapterhouseError
+
+        raise ChapterhouseError(f"{session.context.book.title}: --up-to {section}: the book has sections 1 to "
+                                f"{len(sections)} (see `chapterhouse sections`)")
+    return sections[section - 1].end
+
+
 def _passage(node, labels) -> dict:
     return {"id": node.id, "section": node.section, "label": labels.get(node.section, ""), "start": node.start,
             "end": node.end, "text": node.text}
@@ -109,10 +128,11 @@ def run_retrieve(args) -> int:
     from .answer.digest import digest_markdown
 
     session = _session(args.book)
-    plan = session.plan(args.question, planner=args.planner)
+    until = _until(session, args.up_to)
+    plan = session.plan(args.question, planner=args.planner, until=until)
     from .answer.retrieval import retrieve
 
-    found = retrieve(plan, session.context, budget=args.budget)
+    found = retrieve(plan, session.context, budget=args.budget, until=until)
     digest = session.digest(found)
     labels = {s.ordinal: s.label for s in session.context.book.sections}
     if args.json:
@@ -125,6 +145,7 @@ def run_retrieve(args) -> int:
             "parts": [{"text": part.part.text, "anchors": part.part.anchors, "several": part.part.several,
                        "passages": [node.id for node in part.passages]} for part in found.parts],
             "digest": [line.as_dict() for line in digest],
+            "reading_limit": session.context.reading_limit(until),
             "timings": {"retrieval_ms": round(found.seconds * 1000, 1)},
         }, indent=2, ensure_ascii=False))
         return 0
@@ -132,7 +153,10 @@ def run_retrieve(args) -> int:
     print()
     for node in found.passages:
         print(f"[{node.id}] {labels.get(node.section, '')}: {' '.join(node.text.split())[:160]}\u2026")
-    print(f"({len(found.passages)} passages from {len(found.sections)} sections in {found.seconds * 1000:.0f} ms)")
+    limit = session.context.reading_limit(until)
+    up_to = f"; the book up to the end of {limit['label']}" if limit else ""
+    print(f"({len(found.passages)} passages from {len(found.sections)} sections in {found.seconds * 1000:.0f} ms"
+          f"{up_to})")
     return 0
 
 
@@ -146,13 +170,15 @@ def run_ask(args) -> int:
     import signal
 
     session = _session(args.book, args.answers)
+    until = _until(session, args.up_to)
     cancel = CancelToken()
     previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
     quiet = args.json
 
     def on_digest(lines, retrieval):
         if not quiet:
-            print("Evidence:")
+            limit = session.context.reading_limit(until)
+            print(f"Evidence (the book up to the end of {limit['label']}):" if limit else "Evidence:")
             print(digest_markdown(lines, [part.part.text for part in retrieval.parts]))
             if not session.writes_answers:
                 print("\n(Evidence only, as --answers or the settings ask: no model answer.)")
@@ -184,7 +210,8 @@ def run_ask(args) -> int:
 
     try:
         result = session.ask(args.question, budget=args.budget, planner=args.planner, cancel=cancel,
-                             on_digest=on_digest, on_text=on_text, on_retry=on_retry, on_reading=on_reading)
+                             on_digest=on_digest, on_text=on_text, on_retry=on_retry, on_reading=on_reading,
+                             until=until)
     finally:
         signal.signal(signal.SIGINT, previous)
     if quiet:

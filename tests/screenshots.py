@@ -6,7 +6,8 @@
 Runs offscreen (QT_QPA_PLATFORM=offscreen) with a fresh library in a
 temporary folder and the embedded default models: the library while a book
 indexes, the reader, find in book, an answer with citations and the book
-map, a followed citation, and the settings dialog.
+map, a followed citation, the settings dialog, evidence only, and a question
+limited to what the reader has read.
 """
 
 from __future__ import annotations
@@ -133,6 +134,17 @@ def main() -> int:
     window.ask_panel.ask()
     wait(lambda: bool(done), 120)
     shot("8-evidence-only")
+
+    # "Only what I have read": a reader in Stave II asks about the knocker.
+    window.contents._activate(window.contents.section_item(2))
+    wait(lambda: False, 1)
+    window.ask_panel.so_far.setChecked(True)
+    window.ask_panel.question.setText("What does the knocker on Scrooge's door turn into?")
+    done.clear()
+    window.ask_panel.ask()
+    wait(lambda: bool(done), 120)
+    shot("9-only-what-i-have-read")
+    window.ask_panel.so_far.setChecked(False)
     window.open_book(excerpt)
     wait(lambda: window.book is not None and window.book.book_id == excerpt, 30)
     window.close()

@@ -11,15 +11,17 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from engine.answer.answering import adds_nothing, resolve_citations
+from engine.answer.answering import adds_nothing, answer_messages, resolve_citations
 from engine.answer_cli import DRAFT_RESTATED
 from engine.answer.planning import GLOBAL, LOCAL, MID, code_plan, guard_plan
 from engine.answer.retrieval import MAX_PER_SECTION, Features, retrieve
 from engine.answer.session import AnswerSession
+from engine.index.store import Node
 from engine.llm import CancelToken, ModelSettings, open_embedder, open_generator
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,6 +106,50 @@ def test_retrieval_respects_the_budget_the_section_cap_and_the_parts(session):
     assert result.seconds < 0.5
     off = retrieve(plan, session.context, budget=6, features=Features(anchors=False, rare_words=False))
     assert off.passages
+
+
+def test_a_question_so_far_uses_nothing_after_the_readers_position(session):
+    """A reader halfway through Chapter 2 asks about the hunt and the breaking
+    in (Chapter 3): nothing after the position is searched, quoted, listed in
+    the prompt's map of the book or named through the characters card."""
+    context = session.context
+    book = context.book
+    hunt = book.sections[1]
+    until = hunt.body_start + (hunt.end - hunt.body_start) // 2
+    question = "What did the old horse say about the hare, and how was the young horse broken in with a bit?"
+    whole = session.retrieve(question, budget=6)
+    assert any(node.end > until for node in whole.passages)  # the whole book's evidence goes past it
+    found = session.retrieve(question, budget=6, until=until)
+    assert found.until == until and found.passages
+    assert all(node.end <= until for node in found.passages)
+    begun = sum(1 for start in context.start_of.values() if start < until)
+    assert len(found.passages) == min(6, begun)  # the budget is spent on what has been read
+    for node in found.passages:  # the passage the position cuts through is kept up to it
+        assert node.text == book.text[node.start:node.end]
+    assert any(node.end == until for node in found.passages)
+    passages = context.store.nodes(kind="passage")
+    cut = next(node for node in passages if node.start < until < node.end)
+    unread = next(node for node in passages if node.start >= until)
+    _, citations, dropped = resolve_citations(f"He said so [{cut.id}], later [{unread.id}].", context, found)
+    assert dropped == 1 and [citation.passage_id for citation in citations] == [cut.id]
+    assert (citations[0].end, citations[0].quote) == (until, book.text[cut.start:until])
+    assert 2 in found.sections and 3 not in found.sections
+    assert all(line.end <= until for line in session.digest(found))
+    system = answer_messages(context, found)[0].content
+    assert "Chapter 2: The Hunt" in system and "My Breaking In" not in system and "read so far: 2 of 3" in system
+    assert "My Breaking In" in answer_messages(context, whole)[0].content
+    # Names the book has not used yet are not put into the queries.
+    first_named = book.text.index("Darkie")
+    card = [{"name": "Darkie", "also_called": ["Black Beauty"]}, {"name": "Ginger", "also_called": []}]
+    knowing = replace(context, cards={"characters": Node(id="card:characters", level=3, kind="card", section=None,
+                                                          seq=0, text="", data={"characters": card})})
+    assert knowing.characters_known_by(None) == card
+    assert knowing.characters_known_by(first_named) == [{"name": "Black Beauty", "also_called": []}]  # the title
+    assert knowing.characters_known_by(first_named + 10) == [{"name": "Darkie", "also_called": ["Black Beauty"]}]
+    # The result says where the reader was; the CLI's section number maps to a section's end.
+    limit = context.reading_limit(until)
+    assert limit == {"until": until, "section": 2, "label": "Chapter 2: The Hunt"}
+    assert context.reading_limit(None) is None
 
 
 def test_a_question_about_one_scene_keeps_rank_order_within_its_chapter(session):
@@ -281,6 +327,21 @@ def test_retrieve_command_imports_indexes_and_prints_verbatim_evidence(chapterho
         assert passage["text"] == book.text[passage["start"]:passage["end"]]
         assert passage["label"] == book.sections[passage["section"] - 1].label
     assert document["digest"] and document["timings"]["retrieval_ms"] < 100
+    assert document["reading_limit"] is None
+    # Up to the end of Chapter 1 (a reader who has read no further): nothing later.
+    env = {**os.environ, "CHAPTERHOUSE_HOME": str(chapterhouse_home)}
+    so_far = subprocess.run([sys.executable, "-m", "engine", "retrieve", "Three Chapters from Black Beauty",
+                             "What did the old horse say about the hare and the dogs?", "--json", "--up-to", "1"],
+                            capture_output=True, text=True, cwd=ROOT, env=env)
+    assert so_far.returncode == 0, so_far.stderr
+    limited = json.loads(so_far.stdout)
+    assert limited["passages"] and {passage["section"] for passage in limited["passages"]} <= {None, 1}
+    assert limited["reading_limit"]["until"] == book.sections[0].end
+    assert limited["reading_limit"]["label"] == book.sections[0].display_name
+    beyond = subprocess.run([sys.executable, "-m", "engine", "retrieve", "Three Chapters from Black Beauty", "hare",
+                             "--up-to", "4"], capture_output=True, text=True, cwd=ROOT, env=env)
+    assert beyond.returncode == 2 and beyond.stderr.count("\n") == 1
+    assert "--up-to 4: the book has sections 1 to 3" in beyond.stderr
 
 
 def _read_terminal(leader: int, into: list[bytes]) -> None:

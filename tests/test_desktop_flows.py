@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import time
 
 import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import QElapsedTimer, QMimeData, QPointF, Qt, QTimer, QUrl  # noqa: E402
+from PySide6.QtCore import QElapsedTimer, QMimeData, QPoint, QPointF, Qt, QTimer, QUrl  # noqa: E402
 from PySide6.QtGui import QDropEvent  # noqa: E402
 
 from desktop.app import create_application  # noqa: E402
@@ -407,6 +408,49 @@ def test_evidence_only_answers_say_so_and_load_no_model(qtbot, fixtures):
     assert panel.ask_button.isEnabled()
 
 
+def test_a_question_so_far_uses_only_what_the_reader_has_read(qtbot, fixtures, tmp_path):
+    from dataclasses import replace
+
+    from desktop.ask_panel import AskPanel
+    from engine.llm.settings import ModelSettings
+
+    window = _window(qtbot)
+    window.apply_settings(replace(ModelSettings.load(), answers="evidence"))  # the evidence is what is checked
+    _import_and_index(qtbot, window, fixtures / "three-chapters.txt")
+    panel, reader = window.ask_panel, window.reader
+    qtbot.waitUntil(lambda: reader.offset_read_to() > 0, timeout=10000)
+    read_to = reader.offset_read_to()
+    first = window.book.sections[0]
+    assert read_to < first.end  # the first page of Chapter 1 is all that has been read
+    qtbot.mouseClick(panel.so_far, Qt.MouseButton.LeftButton, pos=QPoint(8, panel.so_far.height() // 2))
+    assert panel.so_far.isChecked()
+    panel.question.setText(QUESTION)  # the hare is in Chapter 2
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as finished:
+        panel.ask()
+    result = finished.args[0]
+    passages = [passage for part in result["parts"] for passage in part["passages"]]
+    assert passages and all(passage["end"] <= read_to for passage in passages)
+    assert all(line["end"] <= read_to for line in result["digest"])
+    assert result["reading_limit"] == {"until": read_to, "section": 1, "label": first.display_name}
+    assert f"From the book up to where you are reading, in {first.display_name}" in panel.answer_view.toPlainText()
+    assert panel.book_map.evidence <= {1}
+    # The choice is kept for next time; the history and its export say what the answer was limited to.
+    assert AskPanel(window.tasks).so_far.isChecked()
+    qtbot.waitUntil(lambda: panel.history.count() == 1, timeout=10000)
+    out = tmp_path / "questions.md"
+    window.export_history_to(out)
+    qtbot.waitUntil(out.exists, timeout=10000)
+    assert f"from the book up to where the reader was, in {first.display_name}" in out.read_text(encoding="utf-8")
+    # Unticked, the whole book answers again.
+    qtbot.mouseClick(panel.so_far, Qt.MouseButton.LeftButton, pos=QPoint(8, panel.so_far.height() // 2))
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as finished:
+        panel.ask()
+    whole = finished.args[0]
+    assert whole["reading_limit"] is None
+    assert any(passage["end"] > read_to for part in whole["parts"] for passage in part["passages"])
+    assert "where you are reading" not in panel.answer_view.toPlainText()
+
+
 def test_saving_settings_while_the_model_writes_summaries_stops_it_cleanly(qtbot, fixtures, monkeypatch):
     """Saving settings lets go of the loaded models while stage 2 is in the
     middle of a generation: the job stops at its next checkpoint (freeing
@@ -644,6 +688,50 @@ def test_opening_another_book_mid_answer_drops_the_old_answer(qtbot, fixtures):
         assert journal.entries() == []  # the abandoned answer is not recorded
     finally:
         journal.close()
+
+
+def test_a_book_is_written_into_its_page_on_the_ui_thread_by_slices(qtbot, fixtures, tmp_path, monkeypatch):
+    """Opening a book makes no Qt object in a worker: one made there must be
+    moved to the UI thread, and `moveToThread` from a worker holding the GIL
+    deadlocked (seen once in the suite) against the UI thread deleting a
+    widget. The document is written here instead, a slice per turn of the
+    event loop, so a long book keeps the window responsive."""
+    from PySide6.QtCore import QObject
+
+    from desktop import reader_view
+    from engine.paths import resources_dir
+
+    moved, writers = [], []
+    real_move, real_write = QObject.moveToThread, reader_view.DocumentBuilder.write
+    monkeypatch.setattr(QObject, "moveToThread", lambda obj, thread: (moved.append(obj), real_move(obj, thread))[1])
+    monkeypatch.setattr(reader_view.DocumentBuilder, "write", lambda builder, seconds=None: (
+        writers.append(threading.current_thread() is threading.main_thread()), real_write(builder, seconds))[1])
+    sample = (resources_dir() / "sample" / "a-christmas-carol.txt").read_text(encoding="utf-8")
+    long_book = tmp_path / "six-carols.txt"
+    long_book.write_text("\n\n".join([sample] * 6), encoding="utf-8")
+    library = Library()
+    book_id = library.import_book(long_book).book_id
+    window = _window(qtbot)
+    stalls = StallMeter()
+    stalls.start()
+    with qtbot.waitSignal(window.bookOpened, timeout=20000):
+        window.open_book(book_id)
+    longest = stalls.stop()
+    assert len(writers) > 1 and all(writers)  # by slices, all on the UI thread
+    assert moved == []
+    document = window.reader.document()
+    assert document.thread() is window.thread() and document.blockCount() == len(window.book.paragraphs)
+    assert longest < 100, f"the window stalled {longest} ms while the book was written"
+    # A second book asked for while the first is being written wins.
+    other = library.import_book(fixtures / "three-chapters.txt").book_id
+    opened = []
+    window.bookOpened.connect(opened.append)
+    window.open_book(book_id)
+    qtbot.waitUntil(lambda: window._writing is not None, timeout=20000)
+    window.open_book(other)
+    qtbot.waitUntil(lambda: bool(opened), timeout=20000)
+    qtbot.wait(200)
+    assert opened == [other] and window.book.book_id == other
 
 
 def test_a_jump_into_a_long_book_just_opened_never_stalls(qtbot, tmp_path):

@@ -15,7 +15,7 @@ from ..index.store import BOOK_SUMMARY, SECTION_SUMMARY, TIER_SUMMARY
 from ..llm.types import CancelToken, ChatMessage, GenerationOptions
 from .digest import DigestLine
 from .planning import GLOBAL, MID, Plan, content_words
-from .retrieval import Retrieval
+from .retrieval import Retrieval, cut_at
 
 RETRY_BUDGET = 14
 # A small generator's answer is a draft under the digest: it reads the best
@@ -63,6 +63,7 @@ class AnswerResult:
     labels: dict[int, str] = field(default_factory=dict)  # section ordinal -> label
     discarded_draft: str = ""  # a draft that only restated the question, kept for the record
     written: bool = True  # False when the settings leave answers to the evidence digest alone
+    reading_limit: dict | None = None  # {"until", "section", "label"}: nothing after a reader's position was used
 
     def as_dict(self) -> dict:
         return {
@@ -74,7 +75,7 @@ class AnswerResult:
                       for part in self.retrieval.parts],
             "plan": self.plan.as_dict(), "plan_path": self.plan.path,
             "timings": self.timings, "tokens": self.tokens, "discarded_draft": self.discarded_draft,
-            "written": self.written,
+            "written": self.written, "reading_limit": self.reading_limit,
         }
 
 
@@ -90,7 +91,8 @@ def answer_messages(context, retrieval: Retrieval, passages: int | None = None) 
     book = context.book
     author = book.metadata.get("author")
     system = (f"You answer a reader's questions about the book \u201c{book.title}\u201d"
-              f"{' by ' + author if author else ''}.\n\nAbout the book:\n{context.structure_text()}\n\n{RULES}")
+              f"{' by ' + author if author else ''}.\n\nAbout the book:\n{context.structure_text(retrieval.until)}"
+              f"\n\n{RULES}")
     labels = {s.ordinal: s.label for s in book.sections}
     blocks = [f"[{node.id}] ({labels.get(node.section, '')}) {' '.join(node.text.split())}"
               for node in _shown(retrieval, passages)]
@@ -109,16 +111,18 @@ def _shown(retrieval: Retrieval, limit: int | None) -> list:
 
 def _ladder_notes(context, retrieval: Retrieval) -> str:
     """Summaries by scope: the sections the passages come from for MID, the
-    upper tiers and cards for GLOBAL."""
+    upper tiers and cards for GLOBAL. Up to a reader's position, only the
+    summaries of sections read to their end (tiers and cards tell the rest)."""
     store = context.store
     notes = []
     labels = {s.ordinal: s.label for s in context.book.sections}
+    read = context.sections_read(retrieval.until)
     if retrieval.plan.scope in (MID, GLOBAL):
         for section in retrieval.sections[:6]:
             node = store.node(f"s{section}")
-            if node is not None and node.kind == SECTION_SUMMARY:
+            if node is not None and node.kind == SECTION_SUMMARY and (read is None or section in read):
                 notes.append(f"{labels.get(section, '')}: {node.text}")
-    if retrieval.plan.scope == GLOBAL:
+    if retrieval.plan.scope == GLOBAL and retrieval.until is None:
         for node in store.nodes(kind=TIER_SUMMARY)[:3] + store.nodes(kind=BOOK_SUMMARY):
             notes.append(f"{node.title}: {node.text}")
         for name in ("characters", "themes"):
@@ -144,9 +148,11 @@ def resolve_citations(text: str, context, retrieval: Retrieval) -> tuple[str, li
             if not token:
                 continue
             node = store.node(token) if _PASSAGE_ID.fullmatch(token) else None
-            if node is None or node.kind != "passage":
+            unread = node is not None and retrieval.until is not None and node.start >= retrieval.until
+            if node is None or node.kind != "passage" or unread:
                 dropped += 1
                 continue
+            node = cut_at(node, retrieval.until)
             kept.append(token)
             citations.setdefault(token, Citation(token, node.section, labels.get(node.section, ""), node.start,
                                                  node.end, node.text))

@@ -4,6 +4,7 @@ that exist so far (a book indexed to stage 1 has none)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,6 +25,7 @@ class BookContext:
     search: BookSearch
     rarity: Rarity
     section_of: dict[str, int | None]
+    start_of: dict[str, int] = field(default_factory=dict)  # passage id -> where it starts in the text
     cards: dict[str, Node] = field(default_factory=dict)
     has_summaries: bool = False
     # Retrieval routes through the summaries only when a capable generator
@@ -31,8 +33,9 @@ class BookContext:
     # them cost recall at 6 passages (development set, 10 books at stage 4:
     # 0.762 with, 0.770 without; Persuasion 0.552 against 0.615).
     routes_by_summaries: bool = False
-    _sentences: dict[str, list[tuple[int, int]]] = field(default_factory=dict, repr=False)
+    _sentences: dict[tuple[str, int], list[tuple[int, int]]] = field(default_factory=dict, repr=False)
     _stored: dict[str, tuple[list[tuple[int, int]], np.ndarray] | None] = field(default_factory=dict, repr=False)
+    _first_uses: dict[str, float] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, book: Book, store: IndexStore, search: BookSearch) -> "BookContext":
@@ -40,7 +43,8 @@ class BookContext:
         cards = {node.id.split(":", 1)[1]: node for node in store.nodes(kind=CARD)}
         has_summaries = store.count(SECTION_SUMMARY) > 0
         return cls(book=book, store=store, search=search, rarity=Rarity(passages),
-                   section_of={node.id: node.section for node in passages}, cards=cards,
+                   section_of={node.id: node.section for node in passages},
+                   start_of={node.id: node.start or 0 for node in passages}, cards=cards,
                    has_summaries=has_summaries,
                    routes_by_summaries=has_summaries and not summaries_by_small_model(store))
 
@@ -51,9 +55,10 @@ class BookContext:
         stored = self.sentence_vectors([passage]).get(passage.id)
         if stored is not None:
             return stored[0]
-        spans = self._sentences.get(passage.id)
+        key = (passage.id, passage.end)  # a passage cut at a reader's position splits on its own
+        spans = self._sentences.get(key)
         if spans is None:
-            spans = self._sentences[passage.id] = sentence_spans(self.book.text, passage.start, passage.end)
+            spans = self._sentences[key] = sentence_spans(self.book.text, passage.start, passage.end)
         return spans
 
     def sentence_vectors(self, passages: list[Node]) -> dict[str, tuple[list[tuple[int, int]], np.ndarray]]:
@@ -71,14 +76,70 @@ class BookContext:
         card = self.cards.get("characters")
         return (card.data or {}).get("characters", []) if card else []
 
-    def structure_text(self) -> str:
-        """The structural card, or, before stage 4, a map made from the sections."""
+    def characters_known_by(self, until: int | None) -> list[dict]:
+        """The characters card as a reader who has read up to `until` could
+        know it: only the names the text has used so far (the card is written
+        from the whole book; "the stranger" may be a name not yet given)."""
+        if until is None:
+            return self.characters
+        known = []
+        for character in self.characters:
+            names = [name for name in [character.get("name", "")] + list(character.get("also_called", []))
+                     if name and self._first_use(name) < until]
+            if names:
+                known.append({**character, "name": names[0], "also_called": names[1:]})
+        return known
+
+    def _first_use(self, name: str) -> float:
+        """Where the text first uses a name as a word (inf: never); kept, as
+        each question asked "so far" needs it again."""
+        found = self._first_uses.get(name)
+        if found is None:
+            match = re.search(rf"(?<!\w){re.escape(name)}(?!\w)", self.book.text)
+            found = self._first_uses[name] = match.start() if match else float("inf")
+        return found
+
+    def sections_begun(self, until: int | None) -> list[int | None] | None:
+        """Sections that start before `until` (None: the front matter), to
+        search in; None when the whole book may be used."""
+        if until is None:
+            return None
+        return [None] + [section.ordinal for section in self.book.sections if section.start < until]
+
+    def sections_read(self, until: int | None) -> list[int] | None:
+        """Sections read to their end by `until` (their summaries tell nothing later)."""
+        if until is None:
+            return None
+        return [section.ordinal for section in self.book.sections if section.end <= until]
+
+    def section_at(self, offset: int):
+        """The section holding this offset, or None (front matter)."""
+        for section in self.book.sections:
+            if section.start <= offset < section.end:
+                return section
+        return None
+
+    def reading_limit(self, until: int | None) -> dict | None:
+        """Where a reader's position falls, for showing and for the record."""
+        if until is None:
+            return None
+        section = self.section_at(max(0, until - 1))
+        return {"until": until, "section": section.ordinal if section else None,
+                "label": section.display_name if section else "the opening pages"}
+
+    def structure_text(self, until: int | None = None) -> str:
+        """The structural card, or, before stage 4, a map made from the
+        sections. Up to `until`, always the map, of the sections begun: the
+        card and later titles describe what the reader has not read yet."""
         card = self.cards.get("structure")
-        if card is not None:
+        if card is not None and until is None:
             return card.text
+        sections = [s for s in self.book.sections if until is None or s.start < until]
+        total = f"{len(self.book.sections)} sections" if until is None else (
+            f"read so far: {len(sections)} of {len(self.book.sections)} sections")
         lines = [f"{self.book.title}{' by ' + self.book.metadata['author'] if self.book.metadata.get('author') else ''}"
-                 f": {len(self.book.sections)} sections."]
-        lines += [section.display_name for section in self.book.sections]
+                 f": {total}."]
+        lines += [section.display_name for section in sections]
         return "\n".join(lines)
 
 

@@ -73,7 +73,8 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         seen: set[tuple[int, int]] = set()
         for passage in evidence.passages:
             for start, end in context.sentences(passage):
-                if (start, end) in seen:
+                # Past a passage's end only where it was cut at a reader's position.
+                if (start, end) in seen or end > passage.end:
                     continue
                 seen.add((start, end))
                 sentence = " ".join(book.text[start:end].split())

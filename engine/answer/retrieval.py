@@ -8,7 +8,9 @@ part best. The lists are fused by reciprocal rank fusion. Parts then take
 turns picking their best passage, so every part gets its share of the
 budget, under two caps: at most two passages from one section, and one per
 section for a part that asks for several instances (three coughs are in
-three chapters).
+three chapters). Up to a reader's position (`until`), nothing after it is
+shown: no spoilers. A passage the position cuts through is kept up to it (a
+reader on the first page has no whole passage behind them yet).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..index.search import RRF_K
 from ..index.store import PASSAGE, SECTION_SUMMARY, Node
@@ -56,6 +58,7 @@ class Retrieval:
     parts: list[PartEvidence]
     seconds: float
     order: list[str] = field(default_factory=list)  # passage ids in the order they were picked
+    until: int | None = None  # only the text before this offset was used (a reader's position)
 
     @property
     def ranked(self) -> list[Node]:
@@ -97,14 +100,16 @@ class Rarity:
         return share if share <= 0.04 else None
 
 
-def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = None) -> Retrieval:
-    """Passages for each part of the plan, at most `budget` in all."""
+def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = None,
+             until: int | None = None) -> Retrieval:
+    """Passages for each part of the plan, at most `budget` in all; with
+    `until`, only the text before that offset."""
     features = features or Features()
     started = time.perf_counter()
-    rankings = [_rank_part(part, plan, context, features) for part in plan.parts]
+    rankings = [_rank_part(part, plan, context, features, until) for part in plan.parts]
     if features.whole_question and len(plan.parts) > 1:
         whole = PlanPart(text=plan.question, anchors=[], several=any(p.several for p in plan.parts))
-        whole_ranking = _rank_part(whole, plan, context, features)
+        whole_ranking = _rank_part(whole, plan, context, features, until)
         # Parts cut from the question by code are weak queries on their own
         # ("how is it fulfilled"): there the whole question leads. Measured on
         # the development set (location recall at 6 passages 0.749 -> 0.766).
@@ -119,7 +124,13 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     # question whose best passages crowd into one section is about one scene:
     # there rank order wins (GutenQA Emma hit@5 0.63 -> 0.70, the
     # cross-chapter set unchanged).
-    rounds = (MAX_PER_SECTION,) if _concentrated(plan, rankings) else (1, MAX_PER_SECTION)
+    cap = MAX_PER_SECTION
+    if until is not None:
+        # A reader early in the book has few sections behind them: the cap,
+        # meant to spread the budget over the book, would leave it unspent.
+        begun = [section for section in context.sections_begun(until) if section is not None]
+        cap = max(MAX_PER_SECTION, -(-budget // max(1, len(begun))))
+    rounds = (cap,) if _concentrated(plan, rankings) else (1, cap)
     for section_cap in rounds:
         cursors = [0] * len(parts)
         while len(chosen) < budget:
@@ -143,13 +154,20 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
                     break
             if not progress:
                 break
-    nodes = {node.id: node for node in context.search.nodes(list(chosen))}
+    nodes = {node.id: cut_at(node, until) for node in context.search.nodes(list(chosen))}
     for node_id, index in chosen.items():
         if node_id in nodes:
             parts[index].passages.append(nodes[node_id])
     for evidence in parts:
         evidence.passages.sort(key=lambda node: node.start or 0)
-    return Retrieval(plan=plan, parts=parts, seconds=time.perf_counter() - started, order=list(chosen))
+    return Retrieval(plan=plan, parts=parts, seconds=time.perf_counter() - started, order=list(chosen), until=until)
+
+
+def cut_at(node: Node, until: int | None) -> Node:
+    """The passage up to `until`, where it runs past it."""
+    if until is None or node.end is None or node.start is None or node.end <= until:
+        return node
+    return replace(node, end=until, text=node.text[:until - node.start])
 
 
 def _concentrated(plan: Plan, rankings) -> bool:
@@ -159,13 +177,14 @@ def _concentrated(plan: Plan, rankings) -> bool:
     return sum(1 for _, section, _ in rankings[0][:_CROWD_TOP] if section == best_section) >= _CROWD_SIZE
 
 
-def _rank_part(part: PlanPart, plan: Plan, context, features: Features):
+def _rank_part(part: PlanPart, plan: Plan, context, features: Features, until: int | None = None):
     """The part's passages, best first: (node id, section, names of the lists that found it)."""
     search = context.search
+    begun = context.sections_begun(until)  # searched in; the passages after `until` are dropped below
     lists: list[tuple[str, float, list[tuple[str, float]]]] = []
     if features.anchors:
         for anchor in candidate_anchors(part):
-            found = search.phrase(anchor, levels=[1], k=_ANCHOR_LIMIT + 1)
+            found = search.phrase(anchor, levels=[1], k=_ANCHOR_LIMIT + 1, sections=begun)
             # A phrase the book uses, but not everywhere: a handle on the right scenes.
             if 0 < len(found) <= _ANCHOR_LIMIT:
                 lists.append(("anchor", LIST_WEIGHTS["anchor"], found))
@@ -173,15 +192,16 @@ def _rank_part(part: PlanPart, plan: Plan, context, features: Features):
         own = {w.lower() for w in content_words(part.text)}
         for word in plan.rare_words:
             if word in own or len(plan.parts) == 1:
-                lists.append(("rare", LIST_WEIGHTS["rare"], search.bm25(word, levels=[1], k=8)))
+                lists.append(("rare", LIST_WEIGHTS["rare"], search.bm25(word, levels=[1], k=8, sections=begun)))
     query = part.text
     if features.names and part.names:
         query = f"{part.text} {' '.join(part.names)}"
-    lists.append(("bm25", LIST_WEIGHTS["bm25"], search.bm25(query, levels=[1], k=_DEPTH)))
-    lists.append(("dense", LIST_WEIGHTS["dense"], search.dense(part.text, levels=[1], k=_DEPTH)))
+    lists.append(("bm25", LIST_WEIGHTS["bm25"], search.bm25(query, levels=[1], k=_DEPTH, sections=begun)))
+    lists.append(("dense", LIST_WEIGHTS["dense"], search.dense(part.text, levels=[1], k=_DEPTH, sections=begun)))
     if features.summaries and context.routes_by_summaries:
         routed = []
-        for summary_id, _ in search.bm25(part.text, levels=[2], k=3):
+        read = context.sections_read(until)
+        for summary_id, _ in search.bm25(part.text, levels=[2], k=3, sections=read):
             node = search.store.node(summary_id)
             if node is not None and node.kind == SECTION_SUMMARY and node.section is not None:
                 routed.extend(search.bm25(part.text, levels=[1], k=2, sections=[node.section]))
@@ -193,7 +213,8 @@ def _rank_part(part: PlanPart, plan: Plan, context, features: Features):
             scores[node_id] = scores.get(node_id, 0.0) + weight / (RRF_K + rank)
             sources.setdefault(node_id, []).append(name)
     return [(node_id, context.section_of.get(node_id), sources[node_id])
-            for node_id in sorted(scores, key=lambda n: -scores[n])]
+            for node_id in sorted(scores, key=lambda n: -scores[n])
+            if until is None or context.start_of.get(node_id, 0) < until]
 
 
 def candidate_anchors(part: PlanPart) -> list[str]:

@@ -77,9 +77,11 @@ class AnswerSession:
         if self._generation() != self._loaded_generation:
             self._context = None
 
-    def plan(self, question: str, planner: str = "code", cancel: CancelToken | None = None) -> Plan:
+    def plan(self, question: str, planner: str = "code", cancel: CancelToken | None = None,
+             until: int | None = None) -> Plan:
         """planner: "model" (guarded, with the code plan as fallback), "code", or
-        "auto": the model unless it is a toy whose plans are not worth the wait."""
+        "auto": the model unless it is a toy whose plans are not worth the wait.
+        With `until`, the plan knows the book only up to that offset."""
         if not question.strip():
             raise ChapterhouseError(f"{self.indexer.book.title}: the question is empty; ask something about the book")
         if not any(character.isalnum() for character in question):
@@ -89,17 +91,19 @@ class AnswerSession:
         context = self.context
         if planner == "auto":
             planner = "code" if is_small(self.generator) else "model"
+        characters = context.characters_known_by(until)
         if planner == "model":
-            plan = model_plan(self.generator, question, context.structure_text(), context.characters, context.rarity,
+            plan = model_plan(self.generator, question, context.structure_text(until), characters, context.rarity,
                               cancel)
         else:
-            plan = code_plan(question, context.characters, context.rarity)
+            plan = code_plan(question, characters, context.rarity)
         self.plan_paths[plan.path] += 1
         return plan
 
     def retrieve(self, question: str, budget: int = 12, planner: str = "code", features: Features | None = None,
-                 cancel: CancelToken | None = None) -> Retrieval:
-        return retrieve(self.plan(question, planner, cancel), self.context, budget=budget, features=features)
+                 cancel: CancelToken | None = None, until: int | None = None) -> Retrieval:
+        return retrieve(self.plan(question, planner, cancel, until), self.context, budget=budget, features=features,
+                        until=until)
 
     def digest_text(self, retrieval: Retrieval) -> str:
         return " ".join(line.text for line in self.digest(retrieval))
@@ -114,19 +118,20 @@ class AnswerSession:
         return self.indexer.settings.answers == "model"
 
     def ask(self, question: str, budget: int = 12, planner: str = "auto", cancel: CancelToken | None = None,
-            on_digest=None, on_text=None, on_retry=None, on_reading=None) -> AnswerResult:
+            on_digest=None, on_text=None, on_retry=None, on_reading=None, until: int | None = None) -> AnswerResult:
         """Plan, retrieve, digest, answer. `on_digest` gets the digest as soon as
         it exists (before any answer text), `on_reading(done, total,
         seconds_left)` the model's progress through the prompt in tokens,
         `on_text` each piece of the answer, `on_retry` a notice that the answer
-        restarts with more passages."""
+        restarts with more passages. With `until` (a reader's position in the
+        text), nothing after it is used: no spoilers."""
         cancel = cancel or CancelToken()
         started = time.perf_counter()
         if planner == "auto" and not self.writes_answers:
             planner = "code"
-        plan = self.plan(question, planner, cancel)
+        plan = self.plan(question, planner, cancel, until)
         planned = time.perf_counter()
-        retrieval = retrieve(plan, self.context, budget=budget)
+        retrieval = retrieve(plan, self.context, budget=budget, until=until)
         # The evidence shown first is timed, not a retry's wider retrieval.
         retrieval_seconds = retrieval.seconds
         digest = self.digest(retrieval)
@@ -134,6 +139,7 @@ class AnswerSession:
         if on_digest is not None:
             on_digest(digest, retrieval)
         labels = {s.ordinal: s.label for s in self.context.book.sections}
+        limit = self.context.reading_limit(until)
 
         def timings(first_token: float | None) -> dict:
             return {"planning": round(planned - started, 3), "retrieval": round(retrieval_seconds, 4),
@@ -145,7 +151,7 @@ class AnswerSession:
             return AnswerResult(
                 question=question, answer="", lead="digest", citations=[], citations_dropped=0, not_found=False,
                 retried=False, digest=digest, retrieval=retrieval, plan=plan, cancelled=cancel.cancelled,
-                labels=labels, written=False, timings=timings(None),
+                labels=labels, written=False, timings=timings(None), reading_limit=limit,
                 tokens={"prompt": 0, "processed": 0, "generated": 0})
         draft = is_small(self.generator)
         shown = DRAFT_PASSAGES if draft else None
@@ -156,7 +162,7 @@ class AnswerSession:
         if (generated["finish"] != "cancelled" and not_found(generated["text"]) and budget < RETRY_BUDGET
                 and not draft):
             retried = True
-            retrieval = retrieve(plan, self.context, budget=RETRY_BUDGET)
+            retrieval = retrieve(plan, self.context, budget=RETRY_BUDGET, until=until)
             if on_retry is not None:
                 on_retry(retrieval)
             first = generated
@@ -173,7 +179,7 @@ class AnswerSession:
             question=question, answer=answer, lead="digest" if draft else "answer",
             citations=citations, citations_dropped=dropped, not_found=not_found(answer), retried=retried,
             digest=digest, retrieval=retrieval, plan=plan, cancelled=generated["finish"] == "cancelled",
-            labels=labels, discarded_draft=discarded, timings=timings(generated["first_token"]),
+            labels=labels, discarded_draft=discarded, timings=timings(generated["first_token"]), reading_limit=limit,
             tokens={"prompt": generated["prompt"], "processed": generated["processed"],
                     "generated": generated["generated"]},
         )

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .searchfiles import OpenGeneration, current_generation
+from .searchfiles import NO_SECTION, OpenGeneration, current_generation
 from .store import IndexStore, Node
 
 RRF_K = 60
@@ -108,4 +108,6 @@ def embedder_key(embedder) -> str:
 
 
 def _set(values) -> set[int] | None:
-    return set(values) if values is not None else None
+    """Sections to search in; None among them stands for text outside any
+    section (front matter)."""
+    return {NO_SECTION if value is None else value for value in values} if values is not None else None

@@ -31,7 +31,7 @@ from .store import IndexStore
 
 _POINTER = "CURRENT"
 _TANTIVY = "tantivy"
-_NO_SECTION = -1
+NO_SECTION = -1
 
 
 @dataclass
@@ -76,7 +76,7 @@ def build_generation(folder: Path, store: IndexStore) -> Generation:
                 if node.level == level:
                     writer.add_document(tantivy.Document(
                         node_id=node.id, level=node.level,
-                        section=node.section if node.section is not None else _NO_SECTION,
+                        section=node.section if node.section is not None else NO_SECTION,
                         text=node.text, context=" ".join(filter(None, [node.title, node.context])),
                     ))
             writer.commit()
@@ -88,7 +88,7 @@ def build_generation(folder: Path, store: IndexStore) -> Generation:
             space.init_index(max_elements=len(ids), ef_construction=200, M=16, random_seed=7)
             space.add_items(matrix, np.arange(len(ids)), num_threads=1)
             space.save_index(str(staging / "vectors.hnsw"))
-        meta = {node.id: (node.level, node.section if node.section is not None else _NO_SECTION) for node in nodes}
+        meta = {node.id: (node.level, node.section if node.section is not None else NO_SECTION) for node in nodes}
         (staging / "vectors.json").write_text(json.dumps({"ids": ids, "dimension": int(matrix.shape[1]) if ids else 0,
                                                           "levels": [meta[i][0] for i in ids],
                                                           "sections": [meta[i][1] for i in ids]}))

@@ -91,7 +91,9 @@ class BookJournal:
         for entry in self.entries():
             result = entry.result
             asked = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.asked_at))
-            lines += [f"## {entry.question}", "", f"*Asked {asked}*", ""]
+            limit = result.get("reading_limit")
+            scope = f"; from the book up to where the reader was, in {limit['label']}" if limit else ""
+            lines += [f"## {entry.question}", "", f"*Asked {asked}{scope}*", ""]
             digest = result.get("digest", [])
             if digest:
                 lines.append("**Evidence**")
