@@ -483,13 +483,15 @@ def _answer_html(answer: str, citations: list[dict]) -> str:
     return _CITATION.sub(link, escaped).replace("\n", "<br>")
 
 
-def _map_marks(result: dict) -> tuple[set[int], set[int]]:
-    """Sections holding evidence, and the ones quoted or cited: the digest's
-    sentences count as cited, since they are what the reader is shown first."""
+def _map_marks(result: dict) -> tuple[set[int], set[int], int | None]:
+    """Sections holding evidence, the ones quoted or cited (the digest's
+    sentences count as cited, since they are what the reader is shown first),
+    and where the text the answer could use ends."""
     evidence = {p["section"] for part in result.get("parts", []) for p in part["passages"]}
     cited = {c["section"] for c in result.get("citations", [])}
     cited |= {line["section"] for line in result.get("digest", [])}
-    return evidence, {s for s in cited if s is not None}
+    limit = result.get("reading_limit")
+    return evidence, {s for s in cited if s is not None}, limit["until"] if limit else None
 
 
 def _cited_passages(result: dict) -> set[str]:

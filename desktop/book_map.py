@@ -1,12 +1,13 @@
 """The book map: a strip of the book's sections, each as wide as its text,
 marking the ones the evidence comes from (and, darker, the ones the answer
 cites), so a reader sees at a glance that an answer draws on chapters 16,
-24 and 40. A click on a section jumps to it."""
+24 and 40. An answer limited to what the reader has read shows the rest of
+the book hatched. A click on a section jumps to it."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 
@@ -19,8 +20,10 @@ class BookMap(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.sections: list[tuple[int, str, int]] = []  # ordinal, label, length
+        self._starts: list[int] = []  # each section's start in the text
         self.evidence: set[int] = set()
         self.cited: set[int] = set()
+        self.read_to: int | None = None  # the answer used the text before this offset only
         self.setMouseTracking(True)
         self.setMinimumHeight(26)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
@@ -32,13 +35,25 @@ class BookMap(QWidget):
 
     def set_book(self, book) -> None:
         self.sections = [(s.ordinal, s.display_name, max(1, s.end - s.start)) for s in book.sections]
-        self.evidence, self.cited = set(), set()
+        self._starts = [s.start for s in book.sections]
+        self.evidence, self.cited, self.read_to = set(), set(), None
         self.update()
 
-    def mark(self, evidence: set[int], cited: set[int] | None = None) -> None:
+    def mark(self, evidence: set[int], cited: set[int] | None = None, read_to: int | None = None) -> None:
         self.evidence = set(evidence)
         self.cited = set(cited or ())
+        self.read_to = read_to
         self.update()
+
+    def unread_x(self) -> float | None:
+        """Where the unread part of the strip begins, for an answer limited to
+        what the reader has read (None otherwise)."""
+        if self.read_to is None:
+            return None
+        for (ordinal, rect), start, (_, _, length) in zip(self.bands(), self._starts, self.sections):
+            if self.read_to < start + length:
+                return rect.left() + rect.width() * max(0, self.read_to - start) / length
+        return None
 
     def bands(self) -> list[tuple[int, QRectF]]:
         total = sum(length for _, _, length in self.sections) or 1
@@ -64,6 +79,14 @@ class BookMap(QWidget):
         for ordinal, rect in bands:
             colour = accent if ordinal in self.cited else light if ordinal in self.evidence else base
             painter.fillRect(rect, colour)
+        unread = self.unread_x()
+        if unread is not None and bands:
+            top, bottom = bands[0][1].top(), bands[0][1].bottom()
+            hatch = QColor(palette.color(palette.ColorRole.Text))
+            hatch.setAlpha(90)
+            painter.fillRect(QRectF(unread, top, bands[-1][1].right() - unread, bottom - top),
+                             QBrush(hatch, Qt.BrushStyle.BDiagPattern))
+            painter.fillRect(QRectF(unread - 1, 0, 2, self.height()), palette.color(palette.ColorRole.Text))
         # Gaps drawn after every band (a band would cover the one before it), so
         # marked neighbours read as sections, not as one progress bar.
         painter.setPen(QPen(palette.color(palette.ColorRole.Window), _GAP))
@@ -84,6 +107,9 @@ class BookMap(QWidget):
         if ordinal is not None:
             label = self.sections[ordinal - 1][1]
             state = " \u2014 cited" if ordinal in self.cited else " \u2014 evidence" if ordinal in self.evidence else ""
+            unread = self.unread_x()
+            if unread is not None and event.position().x() >= unread:
+                state += " \u2014 not read yet, so not used"
             QToolTip.showText(event.globalPosition().toPoint(), f"{label}{state}", self)
 
     def mousePressEvent(self, event) -> None:

@@ -135,6 +135,35 @@ def test_the_book_map_keeps_a_gap_between_marked_sections(qtbot):
         assert image.pixelColor(round(bands[ordinal].center().x()), middle) != window
 
 
+def test_the_book_map_hatches_what_an_answer_so_far_could_not_use(qtbot):
+    from types import SimpleNamespace
+
+    from desktop.book_map import BookMap
+
+    book_map = BookMap()
+    qtbot.addWidget(book_map)
+    sections = [SimpleNamespace(ordinal=n, display_name=f"Chapter {n}", start=1000 * (n - 1), end=1000 * n)
+                for n in (1, 2, 3)]
+    book_map.set_book(SimpleNamespace(sections=sections))
+    book_map.resize(302, 30)
+    book_map.mark({1}, cited={1})
+    whole = book_map.grab().toImage()
+    assert book_map.unread_x() is None
+    book_map.mark({1}, cited={1}, read_to=1500)  # the reader is halfway through Chapter 2
+    so_far = book_map.grab().toImage()
+    bands = dict(book_map.bands())
+    assert abs(book_map.unread_x() - bands[2].center().x()) < 1
+    row = so_far.height() // 2
+
+    def differs(left: float, right: float) -> bool:
+        return any(whole.pixelColor(x, row) != so_far.pixelColor(x, row) for x in range(round(left), round(right)))
+
+    assert not differs(bands[1].left(), bands[2].center().x() - 2)  # what was read looks as before
+    assert differs(bands[3].left() + 2, bands[3].right() - 2)  # the rest is hatched
+    book_map.set_book(SimpleNamespace(sections=sections))
+    assert book_map.read_to is None
+
+
 def test_the_window_waits_at_most_a_millisecond_for_a_busy_worker(qtbot):
     import sys
 

@@ -433,7 +433,7 @@ def test_a_question_so_far_uses_only_what_the_reader_has_read(qtbot, fixtures, t
     assert all(line["end"] <= read_to for line in result["digest"])
     assert result["reading_limit"] == {"until": read_to, "section": 1, "label": first.display_name}
     assert f"From the book up to where you are reading, in {first.display_name}" in panel.answer_view.toPlainText()
-    assert panel.book_map.evidence <= {1}
+    assert panel.book_map.evidence <= {1} and panel.book_map.read_to == read_to
     # The choice is kept for next time; the history and its export say what the answer was limited to.
     assert AskPanel(window.tasks).so_far.isChecked()
     qtbot.waitUntil(lambda: panel.history.count() == 1, timeout=10000)
@@ -446,7 +446,7 @@ def test_a_question_so_far_uses_only_what_the_reader_has_read(qtbot, fixtures, t
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as finished:
         panel.ask()
     whole = finished.args[0]
-    assert whole["reading_limit"] is None
+    assert whole["reading_limit"] is None and panel.book_map.read_to is None
     assert any(passage["end"] > read_to for part in whole["parts"] for passage in part["passages"])
     assert "where you are reading" not in panel.answer_view.toPlainText()
 
