@@ -114,18 +114,24 @@ def test_qt_bindings_keep_none_alive(qtbot):
     assert sys.getrefcount(None) > before - 200
 
 
-def test_the_book_map_keeps_a_gap_between_marked_sections(qtbot):
+def _map_of_three_chapters(qtbot):
+    """A book map 302 px wide of a book of three chapters of 1,000 characters."""
     from types import SimpleNamespace
 
     from desktop.book_map import BookMap
 
     book_map = BookMap()
     qtbot.addWidget(book_map)
-    sections = [SimpleNamespace(ordinal=n, display_name=f"Chapter {n}", start=1000 * (n - 1), end=1000 * n)
-                for n in (1, 2, 3)]
-    book_map.set_book(SimpleNamespace(sections=sections))
-    book_map.mark({1, 2, 3}, cited={1, 2})
+    book = SimpleNamespace(sections=[SimpleNamespace(ordinal=n, display_name=f"Chapter {n}", start=1000 * (n - 1),
+                                                     end=1000 * n) for n in (1, 2, 3)])
+    book_map.set_book(book)
     book_map.resize(302, 30)
+    return book_map, book
+
+
+def test_the_book_map_keeps_a_gap_between_marked_sections(qtbot):
+    book_map, _ = _map_of_three_chapters(qtbot)
+    book_map.mark({1, 2, 3}, cited={1, 2})
     image = book_map.grab().toImage()
     window = book_map.palette().color(book_map.palette().ColorRole.Window)
     bands = dict(book_map.bands())
@@ -136,16 +142,7 @@ def test_the_book_map_keeps_a_gap_between_marked_sections(qtbot):
 
 
 def test_the_book_map_hatches_what_an_answer_so_far_could_not_use(qtbot):
-    from types import SimpleNamespace
-
-    from desktop.book_map import BookMap
-
-    book_map = BookMap()
-    qtbot.addWidget(book_map)
-    sections = [SimpleNamespace(ordinal=n, display_name=f"Chapter {n}", start=1000 * (n - 1), end=1000 * n)
-                for n in (1, 2, 3)]
-    book_map.set_book(SimpleNamespace(sections=sections))
-    book_map.resize(302, 30)
+    book_map, book = _map_of_three_chapters(qtbot)
     book_map.mark({1}, cited={1})
     whole = book_map.grab().toImage()
     assert book_map.unread_x() is None
@@ -160,7 +157,7 @@ def test_the_book_map_hatches_what_an_answer_so_far_could_not_use(qtbot):
 
     assert not differs(bands[1].left(), bands[2].center().x() - 2)  # what was read looks as before
     assert differs(bands[3].left() + 2, bands[3].right() - 2)  # the rest is hatched
-    book_map.set_book(SimpleNamespace(sections=sections))
+    book_map.set_book(book)
     assert book_map.read_to is None
 
 
