@@ -134,6 +134,13 @@ def test_a_question_so_far_uses_nothing_after_the_readers_position(session):
     assert dropped == 1 and [citation.passage_id for citation in citations] == [cut.id]
     assert (citations[0].end, citations[0].quote) == (until, book.text[cut.start:until])
     assert 2 in found.sections and 3 not in found.sections
+    # A part asking for several instances still spends the budget when few chapters are behind the reader.
+    first_chapter = book.sections[0].end
+    several = session.plan("In which chapters does the horse hear each of the three warnings again and again?")
+    assert several.parts[0].several
+    early = retrieve(several, context, budget=6, until=first_chapter)
+    begun_early = sum(1 for start in context.start_of.values() if start < first_chapter)
+    assert len(early.passages) == min(6, begun_early) > 2
     assert all(line.end <= until for line in session.digest(found))
     system = answer_messages(context, found)[0].content
     assert "Chapter 2: The Hunt" in system and "My Breaking In" not in system and "read so far: 2 of 3" in system

@@ -125,13 +125,17 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     # there rank order wins (GutenQA Emma hit@5 0.63 -> 0.70, the
     # cross-chapter set unchanged).
     cap = MAX_PER_SECTION
+    rounds = [(cap, True)] if _concentrated(plan, rankings) else [(1, True), (cap, True)]
     if until is not None:
-        # A reader early in the book has few sections behind them: the cap,
+        # A reader early in the book has few sections behind them: the caps,
         # meant to spread the budget over the book, would leave it unspent.
+        # So the per-section cap widens, and a last round lets a part asking
+        # for several instances take more than one from a section.
         begun = [section for section in context.sections_begun(until) if section is not None]
         cap = max(MAX_PER_SECTION, -(-budget // max(1, len(begun))))
-    rounds = (cap,) if _concentrated(plan, rankings) else (1, cap)
-    for section_cap in rounds:
+        rounds = [(1 if section_cap == 1 else cap, True) for section_cap, _ in rounds]
+        rounds.append((cap, False))
+    for section_cap, one_per_section_for_several in rounds:
         cursors = [0] * len(parts)
         while len(chosen) < budget:
             progress = False
@@ -144,7 +148,7 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
                     cursors[index] += 1
                     if node_id in chosen or per_section[section] >= section_cap:
                         continue
-                    if evidence.part.several and section in picked_by_part[index]:
+                    if one_per_section_for_several and evidence.part.several and section in picked_by_part[index]:
                         continue
                     chosen[node_id] = index
                     per_section[section] += 1
