@@ -430,6 +430,11 @@ def test_eval_harness_reports_recall_baselines_and_ablations(tmp_path, fixtures,
     assert 0.0 <= overall["ladder"]["4"]["location_recall"] <= 1.0
     assert "relation:arc" in report["location_recall"] and "book:three-chapters" in report["location_recall"]
     assert "ladder without rare words" in report["ablations"]["all"]
+    # Read up to the last section each question needs, the ladder shows nothing after it.
+    assert set(report["so_far"]) == {"4", "2"}
+    assert report["so_far"]["4"]["questions"] == 2 and report["so_far"]["4"]["passages_after_the_limit"] == 0
+    assert 0.0 < report["so_far"]["4"]["location_recall"] <= 1.0
+    assert "for a reader who has read up to the last section a question needs" in result.stdout
     assert report["latency"]["ladder"]["mean_ms"] < 100
     # The digest quotes only retrieved passages, so it cannot cover more
     # required sections than retrieval found.

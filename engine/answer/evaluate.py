@@ -26,6 +26,10 @@ from ..errors import ChapterhouseError
 from .retrieval import Features, baseline, retrieve
 
 BASELINES = ("bm25", "dense", "hybrid")
+# The ladder for a reader who has read up to the end of the last section a
+# question needs ("Only what I have read"): it must find the same evidence
+# and show nothing after that point.
+SO_FAR = "ladder so far"
 ABLATIONS = ("anchors", "rare_words", "names", "summaries", "whole_question")
 # Issue #5's goals for location recall on the development set.
 GOAL_STAGE1_AT_12 = 0.85
@@ -166,6 +170,7 @@ class Row:
     answer: dict | None = None
     digest_sections: list[int] | None = None  # sections the evidence digest quotes
     digest_seconds: float = 0.0
+    beyond: int = 0  # passages shown from after the reading limit (SO_FAR rows; must be 0)
 
 
 def run_evaluation(questions: list[Question], library, *, budgets=(12, 6), stage: int = 1, ablations: bool = True,
@@ -210,6 +215,13 @@ def run_evaluation(questions: list[Question], library, *, budgets=(12, 6), stage
                                 digest=session.digest_text(found)
                                 if question.kind == "answers" and budget == budgets[0] else "",
                                 digest_sections=quoted, digest_seconds=digest_seconds))
+                if question.kind == "crosschapter" and question.sections:
+                    last = context.book.sections[min(max(question.sections), len(context.book.sections)) - 1]
+                    limited = retrieve(session.plan(question.question, planner=planner, until=last.end), context,
+                                       budget=budget, until=last.end)
+                    rows.append(Row(question, SO_FAR, budget, limited.sections, limited.seconds,
+                                    beyond=sum(1 for node in limited.passages if node.end > last.end
+                                               or node.start >= last.end)))
                 for method in BASELINES:
                     started = time.perf_counter()
                     nodes = baseline(context.search, question.question, method, budget)
@@ -238,8 +250,16 @@ def run_evaluation(questions: list[Question], library, *, budgets=(12, 6), stage
 
 def summarize(rows: list[Row], books_info: dict) -> dict:
     report: dict = {"books": books_info, "location_recall": {}, "ablations": {}, "evidence": {}, "answers": {},
-                    "latency": {}}
-    crosschapter = [r for r in rows if r.question.kind == "crosschapter" and r.method != "answer"]
+                    "latency": {}, "so_far": {}}
+    so_far = [r for r in rows if r.method == SO_FAR]
+    for budget in sorted({r.budget for r in so_far}, reverse=True):
+        members = [r for r in so_far if r.budget == budget]
+        report["so_far"][str(budget)] = {
+            "questions": len(members),
+            "location_recall": round(statistics.mean(location_recall(r.question.sections, set(r.sections))
+                                                     for r in members), 3),
+            "passages_after_the_limit": sum(r.beyond for r in members)}
+    crosschapter = [r for r in rows if r.question.kind == "crosschapter" and r.method not in ("answer", SO_FAR)]
     groups: dict[tuple, list[Row]] = defaultdict(list)
     for row in crosschapter:
         groups[(row.method, row.budget, "all")].append(row)
@@ -365,6 +385,12 @@ def format_report(report: dict) -> str:
                 value = next(iter(report["ablations"][scope][method].values()))["location_recall"]
                 cells.append(f"{value:14.3f} ({value - fulls[scope]:+.3f})")
             lines.append(f"  {method:32s}" + "".join(cells))
+    for budget, entry in report.get("so_far", {}).items():
+        whole = recall.get("all", {}).get("ladder", {}).get(budget) if recall else None
+        against = f" (whole book {whole['location_recall']:.3f})" if whole else ""
+        lines.append(f"ladder @{budget} for a reader who has read up to the last section a question needs: "
+                     f"{entry['location_recall']:.3f}{against}; passages shown from after that point: "
+                     f"{entry['passages_after_the_limit']}")
     for method, entry in report["evidence"].items():
         lines.append(f"evidence strings, {method:8s}: hit@1 {entry['hit@1']:.3f}  hit@5 {entry['hit@5']:.3f}  "
                      f"hit@20 {entry['hit@20']:.3f}  MRR {entry['mrr']:.3f}  ({entry['questions']} questions)")
