@@ -119,6 +119,8 @@ class AskPanel(QWidget):
         self.evidence.setAccessibleName("Evidence by section")
         self.plan_view = QTextBrowser(self)
         self.history = QListWidget(self)
+        self.history.setWordWrap(True)  # a long question is read whole, not cut at the panel's edge
+        self.history.setSpacing(2)
         self.history.itemClicked.connect(self._history_clicked)
         self.export_button = QPushButton("Export as Markdown\u2026", self)
         history_page = QWidget(self)
@@ -174,7 +176,10 @@ class AskPanel(QWidget):
     def show_history(self, entries) -> None:
         self.history.clear()
         for entry in reversed(entries):
-            item = QListWidgetItem(entry.question)
+            limit = (entry.result or {}).get("reading_limit")
+            # An answer limited to what had been read says so: asked again now, it may say more.
+            item = QListWidgetItem(f"[up to {limit['label'].split(':')[0]}] {entry.question}" if limit
+                                   else entry.question)
             item.setData(SPAN_ROLE, entry.result)
             item.setToolTip(entry.answer[:400])
             self.history.addItem(item)

@@ -437,6 +437,7 @@ def test_a_question_so_far_uses_only_what_the_reader_has_read(qtbot, fixtures, t
     # The choice is kept for next time; the history and its export say what the answer was limited to.
     assert AskPanel(window.tasks).so_far.isChecked()
     qtbot.waitUntil(lambda: panel.history.count() == 1, timeout=10000)
+    assert panel.history.item(0).text() == f"[up to {first.label}] {QUESTION}"
     out = tmp_path / "questions.md"
     window.export_history_to(out)
     qtbot.waitUntil(out.exists, timeout=10000)
@@ -447,6 +448,8 @@ def test_a_question_so_far_uses_only_what_the_reader_has_read(qtbot, fixtures, t
         panel.ask()
     whole = finished.args[0]
     assert whole["reading_limit"] is None and panel.book_map.read_to is None
+    qtbot.waitUntil(lambda: panel.history.count() == 2, timeout=10000)
+    assert panel.history.item(0).text() == QUESTION  # the newest first, about the whole book
     assert any(passage["end"] > read_to for part in whole["parts"] for passage in part["passages"])
     assert "where you are reading" not in panel.answer_view.toPlainText()
 
