@@ -45,12 +45,12 @@ class BookMap(QWidget):
         self.read_to = read_to
         self.update()
 
-    def unread_x(self) -> float | None:
+    def unread_x(self, bands: list[tuple[int, QRectF]] | None = None) -> float | None:
         """Where the unread part of the strip begins, for an answer limited to
         what the reader has read (None otherwise)."""
         if self.read_to is None:
             return None
-        for (ordinal, rect), start, (_, _, length) in zip(self.bands(), self._starts, self.sections):
+        for (_, rect), start, (_, _, length) in zip(bands or self.bands(), self._starts, self.sections):
             if self.read_to < start + length:
                 return rect.left() + rect.width() * max(0, self.read_to - start) / length
         return None
@@ -79,7 +79,7 @@ class BookMap(QWidget):
         for ordinal, rect in bands:
             colour = accent if ordinal in self.cited else light if ordinal in self.evidence else base
             painter.fillRect(rect, colour)
-        unread = self.unread_x()
+        unread = self.unread_x(bands)
         if unread is not None and bands:
             top, bottom = bands[0][1].top(), bands[0][1].bottom()
             hatch = QColor(palette.color(palette.ColorRole.Text))

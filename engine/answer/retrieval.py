@@ -125,7 +125,6 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     # there rank order wins (GutenQA Emma hit@5 0.63 -> 0.70, the
     # cross-chapter set unchanged).
     cap = MAX_PER_SECTION
-    rounds = [(cap, True)] if _concentrated(plan, rankings) else [(1, True), (cap, True)]
     if until is not None:
         # A reader early in the book has few sections behind them: the caps,
         # meant to spread the budget over the book, would leave it unspent.
@@ -133,7 +132,9 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
         # for several instances take more than one from a section.
         begun = [section for section in context.sections_begun(until) if section is not None]
         cap = max(MAX_PER_SECTION, -(-budget // max(1, len(begun))))
-        rounds = [(1 if section_cap == 1 else cap, True) for section_cap, _ in rounds]
+    # (cap on passages per section, whether a "several" part takes one per section)
+    rounds = [(cap, True)] if _concentrated(plan, rankings) else [(1, True), (cap, True)]
+    if until is not None:
         rounds.append((cap, False))
     for section_cap, one_per_section_for_several in rounds:
         cursors = [0] * len(parts)
