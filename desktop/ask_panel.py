@@ -38,6 +38,7 @@ from .book_map import BookMap
 from .tasks import URGENT, TaskCancelled
 
 SPAN_ROLE = Qt.ItemDataRole.UserRole
+_SO_FAR = "Only what I have read"
 _CITATION = re.compile(r"\[((?:p\d+\.\d+)(?:,\s*p\d+\.\d+)*)\]")
 
 
@@ -95,9 +96,11 @@ class AskPanel(QWidget):
         row.addWidget(self.question, 1)
         row.addWidget(self.ask_button)
         row.addWidget(self.stop_button)
-        self.so_far = QCheckBox("Only what I have read", self)
-        self.so_far.setToolTip("Answer from the book up to the end of the page you are reading: nothing after it is "
-                               "searched, quoted or summarised, so nothing later is given away.")
+        self.so_far = QCheckBox(_SO_FAR, self)
+        self.so_far.setToolTip("Answer from the book up to where you have read: nothing after it is searched, quoted "
+                               "or summarised, so nothing later is given away. It is the furthest place you read on "
+                               "to; a citation, a search or the contents taking you further ahead does not count. "
+                               "Right-click the text to set it.")
         self.so_far.setChecked(QSettings().value("ask/soFar", False, type=bool))
         self.so_far.toggled.connect(lambda checked: QSettings().setValue("ask/soFar", checked))
 
@@ -163,6 +166,10 @@ class AskPanel(QWidget):
         enabled = book is not None
         for widget in (self.question, self.ask_button, self.export_button, self.so_far):
             widget.setEnabled(enabled)
+        self.so_far.setText(_SO_FAR)  # where it ends comes with the book's page (show_read_to)
+        # The panel stays beside the library too: say which book it asks about.
+        self.question.setPlaceholderText(f"Ask about {book.title.split(':')[0]}\u2026" if book is not None
+                                         else "Ask about this book\u2026")
         if book is not None:
             self.book_map.set_book(book)
         self.answer_view.clear()
@@ -172,6 +179,12 @@ class AskPanel(QWidget):
         self.status.setText("" if enabled else "Open a book to ask about it.")
         self.result = None
         self._asked = ""
+
+    def show_read_to(self, section) -> None:
+        """Say where "what I have read" ends: in `section`, or in the opening pages (None)."""
+        text = f"{_SO_FAR} (up to {section.label if section is not None else 'the opening pages'})"
+        if text != self.so_far.text():
+            self.so_far.setText(text)
 
     def show_history(self, entries) -> None:
         self.history.clear()
@@ -363,7 +376,7 @@ class AskPanel(QWidget):
         page = evidence_block + answer_block if draft else answer_block + evidence_block
         limit = result.get("reading_limit")
         if page and limit:
-            page = (f"<p><i>From the book up to where you are reading, in {html.escape(limit['label'])}: "
+            page = (f"<p><i>From the book up to where you have read, in {html.escape(limit['label'])}: "
                     "nothing after it is used.</i></p>") + page
         if page and self._asked:  # the line above may show only part of it, or another question being typed
             page = f"<p><b>{html.escape(self._asked)}</b></p>" + page

@@ -156,7 +156,7 @@ class MainWindow(QMainWindow):
         self._position_timer.setSingleShot(True)
         self._position_timer.setInterval(800)
         self._position_timer.timeout.connect(self._save_position)
-        self._writing = None  # (DocumentBuilder, position, history) of the book being opened
+        self._writing = None  # (DocumentBuilder, (position, read to), history) of the book being opened
         self._write_timer = QTimer(self)
         self._write_timer.setInterval(0)
         self._write_timer.timeout.connect(self._write_slice)
@@ -174,7 +174,9 @@ class MainWindow(QMainWindow):
         self.ask_panel.answerFailed.connect(self.banner.show_message)
         self.ask_panel.export_button.clicked.connect(self.export_history)
         self.ask_panel.session_provider = self._session_for
-        self.ask_panel.read_to_provider = self.reader.offset_read_to
+        self.ask_panel.read_to_provider = self.reader.read_to
+        self.reader.positionChanged.connect(lambda _offset: self._show_read_to())
+        self.reader.readToChanged.connect(lambda _offset: (self._show_read_to(), self._position_timer.start()))
         self.indexing.progressed.connect(self._index_progress)
         self.indexing.stageReached.connect(self._index_stage)
         self.indexing.finished.connect(self._index_finished)
@@ -384,10 +386,12 @@ class MainWindow(QMainWindow):
             journal = self.library.journal(book_id)
             try:
                 position = journal.get("position", 0)
+                # A book read before the reading progress was kept: read up to where the reader stopped.
+                read_to = journal.get("read_to", position or None)
                 history = journal.entries()
             finally:
                 journal.close()
-            return book, position, history
+            return book, (position, read_to), history  # where the reader is, how far they have read
 
         self.tasks.submit(load, name="Opening the book", lane=URGENT, on_success=self._write_book,
                           on_error=self._error)
@@ -395,14 +399,14 @@ class MainWindow(QMainWindow):
     def _write_book(self, loaded) -> None:
         """Lay the loaded book into a document here, by slices between events
         (Qt objects made in a worker have to change threads, which can deadlock)."""
-        book, position, history = loaded
+        book, place, history = loaded
         if book.book_id != self._opening:
             return
-        self._writing = (DocumentBuilder(book), position, history)
+        self._writing = (DocumentBuilder(book), place, history)
         self._write_timer.start()
 
     def _write_slice(self) -> None:
-        builder, position, history = self._writing
+        builder, place, history = self._writing
         if builder.book.book_id != self._opening:  # another book was asked for meanwhile
             self._write_timer.stop()
             self._writing = None
@@ -412,20 +416,22 @@ class MainWindow(QMainWindow):
         self._write_timer.stop()
         self._writing = None
         document, offsets = builder.result()
-        self._show_book(builder.book, document, offsets, position, history)
+        self._show_book(builder.book, document, offsets, place, history)
 
-    def _show_book(self, book, document, offsets, position, history) -> None:
+    def _show_book(self, book, document, offsets, place, history) -> None:
         self._opening = None
         self.book = book
         self.back_stack.clear()
         self.back_action.setEnabled(False)
         self.contents.show_book(book)
-        self.reader.show_book(document, offsets)
+        position, read_to = place
+        self.reader.show_book(document, offsets, read_to)
         self.pages.setCurrentIndex(_READER_PAGE)
         self.ask_panel.set_book(book)
         self.ask_panel.show_history(history)
         if position:
             self.reader.scroll_to_offset(int(position))
+        self._show_read_to()
         self.indexing.prefer(book.book_id)
         author = book.metadata.get("author")
         self.setWindowTitle(f"{book.title} \u2014 Chapterhouse")
@@ -433,15 +439,21 @@ class MainWindow(QMainWindow):
                                      f"{len(book.sections)} sections", 5000)
         self.bookOpened.emit(book.book_id)
 
+    def _show_read_to(self) -> None:
+        """Tell the ask panel where "what I have read" ends now."""
+        if self.book is not None and self.reader.has_book():
+            self.ask_panel.show_read_to(self.book.section_at(max(0, self.reader.read_to() - 1)))
+
     def _save_position(self) -> None:
         if self.book is None:
             return
-        book_id, offset = self.book.book_id, self.reader.reading_position()
+        book_id, offset, read_to = self.book.book_id, self.reader.reading_position(), self.reader.read_to()
 
         def save(context):
             journal = self.library.journal(book_id)
             try:
                 journal.set("position", offset)
+                journal.set("read_to", read_to)
             finally:
                 journal.close()
 

@@ -1,10 +1,11 @@
 """The reader: a book's stored text laid out for reading.
 
-The QTextDocument is built off the UI thread (QTextDocument and QTextCursor
-are reentrant) from the book's paragraphs, one text block per paragraph, so
-a character offset in the stored text maps to a document position through the
-paragraph that holds it. That map is what lets a section, and later a cited
-passage, be scrolled into view and highlighted.
+The QTextDocument is written from the book's paragraphs, one text block per
+paragraph, by slices on the UI thread (DocumentBuilder), so a character
+offset in the stored text maps to a document position through the paragraph
+that holds it. That map is what lets a section, and later a cited passage,
+be scrolled into view and highlighted. The view also keeps how far the
+reader has read (ReadingProgress).
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ import time
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from PySide6.QtCore import QPointF, Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument, QTextFormat
-from PySide6.QtWidgets import QTextBrowser, QTextEdit
+from PySide6.QtWidgets import QMenu, QTextBrowser, QTextEdit
 
 from engine.book import Book
+
+from .reading_progress import ReadingProgress
 
 READING_COLUMN_EM = 38  # characters per line that stay comfortable to read
 DOCUMENT_MARGIN = 24
@@ -156,6 +159,7 @@ class ReaderView(QTextBrowser):
     passage (a citation the reader followed) and find-in-book matches."""
 
     positionChanged = Signal(int)  # stored-text offset at the top of the view
+    readToChanged = Signal(int)  # how far the reader has read (ReadingProgress)
     MIN_POINT_SIZE, MAX_POINT_SIZE = 9.0, 30.0
 
     def __init__(self, parent=None):
@@ -170,16 +174,24 @@ class ReaderView(QTextBrowser):
         self._map: OffsetMap | None = None
         self._document: QTextDocument | None = None
         self.verticalScrollBar().valueChanged.connect(self._report_position)
+        self.progress = ReadingProgress()
+        self._scroll_value = 0
+        self._unnoted_step = 0  # pixels scrolled since the progress last heard
+        self._progress_timer = QTimer(self)
+        self._progress_timer.setSingleShot(True)
+        self._progress_timer.setInterval(0)
+        self._progress_timer.timeout.connect(self._note_progress)
         self._layout_timer = QTimer(self)
         self._layout_timer.setInterval(0)
         self._layout_timer.timeout.connect(self._lay_out_ahead)
         self._laid_out_until = None
+        self._report_when_laid_out = False
         self._pending_jump: int | None = None
         self._passage_highlight: list[QTextEdit.ExtraSelection] = []
         self._find_highlights: list[QTextEdit.ExtraSelection] = []
         self.point_size = reader_font().pointSizeF()
 
-    def show_book(self, document: QTextDocument, offsets: OffsetMap) -> None:
+    def show_book(self, document: QTextDocument, offsets: OffsetMap, read_to: int | None = None) -> None:
         previous = self._document
         if abs(self.point_size - reader_font().pointSizeF()) > 0.01:
             font = reader_font()
@@ -188,8 +200,11 @@ class ReaderView(QTextBrowser):
         self._passage_highlight, self._find_highlights = [], []
         document.setParent(self)
         self._document = document
-        self._map = offsets
+        self._map = None  # no position reports while the document changes
         self.setDocument(document)
+        self._map = offsets
+        self.progress = ReadingProgress(read_to)
+        self._scroll_value, self._unnoted_step = self.verticalScrollBar().value(), 0
         if previous is not None:
             previous.deleteLater()
         self._fit_column()
@@ -198,6 +213,7 @@ class ReaderView(QTextBrowser):
     def _restart_layout(self) -> None:
         self._pending_jump = None
         self._laid_out_until = self.document().firstBlock()
+        self._report_when_laid_out = True
         self._layout_timer.start()
 
     def _lay_out_ahead(self) -> None:
@@ -221,6 +237,10 @@ class ReaderView(QTextBrowser):
         if self._pending_jump is not None and not self._beyond_layout(self._pending_jump):
             offset, self._pending_jump = self._pending_jump, None
             self._scroll_now(offset)
+        if self._report_when_laid_out:
+            # The first page is in front of the reader now, even if nothing scrolls.
+            self._report_when_laid_out = False
+            self._progress_timer.start()
 
     def _beyond_layout(self, offset: int) -> bool:
         """Whether `offset` lies past the part of the book laid out so far."""
@@ -381,6 +401,56 @@ class ReaderView(QTextBrowser):
         spare = max(0, available - reading_width(self.point_size))
         self.setViewportMargins(spare // 2, 0, spare - spare // 2, 0)
 
-    def _report_position(self) -> None:
+    def _report_position(self, value: int) -> None:
+        self._unnoted_step += value - self._scroll_value
+        self._scroll_value = value
         if self._map is not None:
+            self._progress_timer.start()
             self.positionChanged.emit(self.offset_at_top())
+
+    def _note_progress(self) -> None:
+        """Tell the reading progress how the view moved since the last turn of
+        the event loop (what it skipped was never painted). Not in the scroll
+        handler: finding the last line in view can take a layout's 10 ms."""
+        step, self._unnoted_step = self._unnoted_step, 0
+        if self._map is None:
+            return
+        before = self.progress.read_to
+        self.progress.moved(self.offset_at_top(), self.offset_read_to(), step, self.viewport().height())
+        if self.progress.read_to != before:
+            self.readToChanged.emit(self.progress.read_to)
+
+    # ------------------------------------------------------------ how far the reader has read
+
+    def read_to(self) -> int:
+        """The stored-text offset up to which the book has been read (see ReadingProgress)."""
+        if self._map is None:
+            return 0
+        if self._progress_timer.isActive():  # a move not noted yet
+            self._progress_timer.stop()
+            self._note_progress()
+        return self.progress.read_to if self.progress.read_to is not None else self.offset_read_to()
+
+    def mark_read_to(self, offset: int) -> None:
+        self.progress.set(offset)
+        self.readToChanged.emit(offset)
+
+    def paragraph_end_at(self, point: QPoint) -> int:
+        """Where the paragraph under a point of the viewport ends."""
+        return self._map.paragraph_ends[self._paragraph_at(self.verticalScrollBar().value() + point.y())]
+
+    def context_menu(self, point: QPoint) -> QMenu:
+        """The standard menu (copy, select all) and, on the text, "I have read up to here"."""
+        menu = self.createStandardContextMenu(point)
+        if self._map is not None:
+            menu.addSeparator()
+            offset = self.paragraph_end_at(point)
+            mark = menu.addAction("I Have Read Up to Here")
+            mark.setStatusTip("Questions asked only from what you have read use the book up to this paragraph")
+            mark.triggered.connect(lambda: self.mark_read_to(offset))
+        return menu
+
+    def contextMenuEvent(self, event) -> None:
+        menu = self.context_menu(event.pos())
+        menu.exec(event.globalPos())
+        menu.deleteLater()

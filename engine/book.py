@@ -4,6 +4,7 @@ as parents), and its paragraphs, all addressed by character spans in that text."
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_right
 from dataclasses import asdict, dataclass, field
 
 from .formats.document import SourceDocument
@@ -71,6 +72,13 @@ class Book:
     @property
     def title(self) -> str:
         return self.metadata.get("title") or "Untitled"
+
+    def section_at(self, offset: int) -> Section | None:
+        """The section holding this offset, or None (front matter, back matter)."""
+        index = bisect_right([section.start for section in self.sections], offset) - 1
+        if index >= 0 and offset < self.sections[index].end:
+            return self.sections[index]
+        return None
 
     def section_text(self, ordinal: int) -> str:
         section = self.sections[ordinal - 1]

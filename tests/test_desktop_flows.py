@@ -432,7 +432,7 @@ def test_a_question_so_far_uses_only_what_the_reader_has_read(qtbot, fixtures, t
     assert passages and all(passage["end"] <= read_to for passage in passages)
     assert all(line["end"] <= read_to for line in result["digest"])
     assert result["reading_limit"] == {"until": read_to, "section": 1, "label": first.display_name}
-    assert f"From the book up to where you are reading, in {first.display_name}" in panel.answer_view.toPlainText()
+    assert f"From the book up to where you have read, in {first.display_name}" in panel.answer_view.toPlainText()
     assert panel.book_map.evidence <= {1} and panel.book_map.read_to == read_to
     # The choice is kept for next time; the history and its export say what the answer was limited to.
     assert AskPanel(window.tasks).so_far.isChecked()
@@ -441,7 +441,7 @@ def test_a_question_so_far_uses_only_what_the_reader_has_read(qtbot, fixtures, t
     out = tmp_path / "questions.md"
     window.export_history_to(out)
     qtbot.waitUntil(out.exists, timeout=10000)
-    assert f"from the book up to where the reader was, in {first.display_name}" in out.read_text(encoding="utf-8")
+    assert f"from the book up to where the reader had read, in {first.display_name}" in out.read_text(encoding="utf-8")
     # Unticked, the whole book answers again.
     qtbot.mouseClick(panel.so_far, Qt.MouseButton.LeftButton, pos=QPoint(8, panel.so_far.height() // 2))
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as finished:
@@ -451,7 +451,74 @@ def test_a_question_so_far_uses_only_what_the_reader_has_read(qtbot, fixtures, t
     qtbot.waitUntil(lambda: panel.history.count() == 2, timeout=10000)
     assert panel.history.item(0).text() == QUESTION  # the newest first, about the whole book
     assert any(passage["end"] > read_to for part in whole["parts"] for passage in part["passages"])
-    assert "where you are reading" not in panel.answer_view.toPlainText()
+    assert "where you have read" not in panel.answer_view.toPlainText()
+
+
+def test_what_i_have_read_is_how_far_the_reader_read_on(qtbot, fixtures):
+    """Reading on page by page counts; a leap ahead (the contents, a citation)
+    does not until the reader comes back; re-reading keeps the furthest point;
+    the reader can set it by hand, and it is kept with the book."""
+    from dataclasses import replace
+
+    from engine.llm.settings import ModelSettings
+
+    window = _window(qtbot)
+    window.apply_settings(replace(ModelSettings.load(), answers="evidence"))
+    book_id = _import_and_index(qtbot, window, fixtures / "three-chapters.txt")
+    panel, reader = window.ask_panel, window.reader
+    first, second, third = window.book.sections
+    qtbot.waitUntil(lambda: reader.read_to() > 0, timeout=10000)
+    start = reader.read_to()
+    assert start == reader.offset_read_to() < first.end  # the first page, in front of the reader
+    assert panel.so_far.text() == f"Only what I have read (up to {first.label})"
+    assert panel.question.placeholderText() == f"Ask about {window.book.title.split(':')[0]}\u2026"
+
+    window.show_section(third.ordinal)  # the contents: a leap over text never in view
+    qtbot.waitUntil(lambda: reader.is_offset_visible(third.start), timeout=5000)
+    qtbot.keyClick(reader, Qt.Key.Key_Down)  # reading on over there
+    assert reader.offset_read_to() > second.end and reader.read_to() == start
+    assert panel.so_far.text().endswith(f"(up to {first.label})")
+
+    window.go_back()  # back where they were, then on a page at a time
+    qtbot.waitUntil(lambda: reader.offset_at_top() < start, timeout=5000)
+    while reader.read_to() < second.end:
+        before = reader.read_to()
+        qtbot.keyClick(reader, Qt.Key.Key_PageDown)
+        qtbot.waitUntil(lambda: reader.read_to() > before, timeout=5000)
+    furthest = reader.read_to()
+    assert panel.so_far.text().endswith(f"(up to {window.book.section_at(furthest - 1).label})")
+    reader.scroll_to_offset(0)  # re-reading the beginning keeps the furthest point
+    qtbot.waitUntil(lambda: reader.offset_at_top() == 0, timeout=5000)
+    assert reader.read_to() == furthest
+
+    qtbot.mouseClick(panel.so_far, Qt.MouseButton.LeftButton, pos=QPoint(8, panel.so_far.height() // 2))
+    panel.question.setText(QUESTION)  # the hare is in Chapter 2, read now though not in view
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as finished:
+        panel.ask()
+    result = finished.args[0]
+    passages = [passage for part in result["parts"] for passage in part["passages"]]
+    assert all(passage["end"] <= furthest for passage in passages)
+    assert any(passage["section"] == second.ordinal for passage in passages)
+    assert result["reading_limit"]["until"] == furthest
+
+    # By hand, from the text's menu: back to the first paragraph of Chapter 1 in view.
+    point = next(QPoint(40, y) for y in range(0, reader.viewport().height(), 10)
+                 if reader.paragraph_end_at(QPoint(40, y)) > first.body_start)
+    marked = reader.paragraph_end_at(point)
+    menu = reader.context_menu(point)
+    [mark] = [action for action in menu.actions() if action.text() == "I Have Read Up to Here"]
+    mark.trigger()
+    assert marked < first.end and reader.read_to() == marked
+    assert panel.so_far.text().endswith(f"(up to {first.label})")
+    window.close()
+
+    restarted = _window(qtbot)
+    with qtbot.waitSignal(restarted.bookOpened, timeout=20000):
+        restarted.open_book(book_id)
+    qtbot.waitUntil(lambda: restarted.ask_panel.so_far.text().endswith(f"(up to {first.label})"), timeout=5000)
+    qtbot.wait(200)  # the page laid out again reads nothing on
+    assert restarted.reader.read_to() == marked
+    restarted.close()
 
 
 def test_saving_settings_while_the_model_writes_summaries_stops_it_cleanly(qtbot, fixtures, monkeypatch):

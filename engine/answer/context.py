@@ -112,18 +112,11 @@ class BookContext:
             return None
         return [section.ordinal for section in self.book.sections if section.end <= until]
 
-    def section_at(self, offset: int):
-        """The section holding this offset, or None (front matter)."""
-        for section in self.book.sections:
-            if section.start <= offset < section.end:
-                return section
-        return None
-
     def reading_limit(self, until: int | None) -> dict | None:
         """Where a reader's position falls, for showing and for the record."""
         if until is None:
             return None
-        section = self.section_at(max(0, until - 1))
+        section = self.book.section_at(max(0, until - 1))
         return {"until": until, "section": section.ordinal if section else None,
                 "label": section.display_name if section else "the opening pages"}
 

@@ -92,7 +92,7 @@ class BookJournal:
             result = entry.result
             asked = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.asked_at))
             limit = result.get("reading_limit")
-            scope = f"; from the book up to where the reader was, in {limit['label']}" if limit else ""
+            scope = f"; from the book up to where the reader had read, in {limit['label']}" if limit else ""
             lines += [f"## {entry.question}", "", f"*Asked {asked}{scope}*", ""]
             digest = result.get("digest", [])
             if digest:
@@ -116,7 +116,7 @@ class BookJournal:
                 lines.append("")
         return "\n".join(lines).rstrip() + "\n"
 
-    # ------------------------------------------------------------ reading position
+    # ------------------------------------------------------------ reading position and progress
 
     def get(self, key: str, default=None):
         row = self._connection.execute("SELECT value FROM reader_state WHERE key = ?", (key,)).fetchone()
