@@ -229,6 +229,8 @@ class MainWindow(QMainWindow):
         self.ask_action = action("&Ask a Question", QKeySequence("Ctrl+K"), self.focus_question, book_menu, True,
                                  "Ask about this book (Ctrl+K)")
         self.stop_action = action("&Stop Answering", QKeySequence("Ctrl+."), self.ask_panel.stop, book_menu)
+        book_menu.addSeparator()
+        self.read_to_page_action = action("I Have &Read Up to This Page", None, self.read_up_to_this_page, book_menu)
         toolbar.addSeparator()
         action("A\u2212", QKeySequence.StandardKey.ZoomOut, lambda: self.reader.set_point_size(self.reader.point_size - 1),
                view_menu, True, "Smaller text (Ctrl+-)")
@@ -438,6 +440,12 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"{book.title}{' by ' + author if author else ''} \u00b7 "
                                      f"{len(book.sections)} sections", 5000)
         self.bookOpened.emit(book.book_id)
+
+    def read_up_to_this_page(self) -> None:
+        """The reader says they have read up to the end of the page in view
+        (after a leap ahead, say, or to take it back to here)."""
+        if self.book is not None and self.reader.has_book():
+            self.reader.mark_read_to(self.reader.offset_read_to())
 
     def _show_read_to(self) -> None:
         """Tell the ask panel where "what I have read" ends now."""

@@ -478,6 +478,9 @@ def test_what_i_have_read_is_how_far_the_reader_read_on(qtbot, fixtures):
     qtbot.keyClick(reader, Qt.Key.Key_Down)  # reading on over there
     assert reader.offset_read_to() > second.end and reader.read_to() == start
     assert panel.so_far.text().endswith(f"(up to {first.label})")
+    window.read_to_page_action.trigger()  # unless the reader says so (Book menu)
+    assert reader.read_to() == reader.offset_read_to() and panel.so_far.text().endswith(f"(up to {third.label})")
+    reader.mark_read_to(start)
 
     window.go_back()  # back where they were, then on a page at a time
     qtbot.waitUntil(lambda: reader.offset_at_top() < start, timeout=5000)
