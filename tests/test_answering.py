@@ -434,7 +434,10 @@ def test_eval_harness_reports_recall_baselines_and_ablations(tmp_path, fixtures,
     assert set(report["so_far"]) == {"4", "2"}
     assert report["so_far"]["4"]["questions"] == 2 and report["so_far"]["4"]["passages_after_the_limit"] == 0
     assert 0.0 < report["so_far"]["4"]["location_recall"] <= 1.0
+    mid_section = report["so_far"]["4"]["mid_section"]  # a position inside a passage: it is cut there
+    assert mid_section["questions"] == 2 and mid_section["passages_after_the_limit"] == 0
     assert "for a reader who has read up to the last section a question needs" in result.stdout
+    assert "for a reader half-way through that section" in result.stdout
     assert report["latency"]["ladder"]["mean_ms"] < 100
     # The digest quotes only retrieved passages, so it cannot cover more
     # required sections than retrieval found.

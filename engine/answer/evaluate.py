@@ -30,6 +30,7 @@ BASELINES = ("bm25", "dense", "hybrid")
 # question needs ("Only what I have read"): it must find the same evidence
 # and show nothing after that point.
 SO_FAR = "ladder so far"
+SO_FAR_MID_SECTION = "ladder so far, mid-section"
 ABLATIONS = ("anchors", "rare_words", "names", "summaries", "whole_question")
 # Issue #5's goals for location recall on the development set.
 GOAL_STAGE1_AT_12 = 0.85
@@ -217,11 +218,14 @@ def run_evaluation(questions: list[Question], library, *, budgets=(12, 6), stage
                                 digest_sections=quoted, digest_seconds=digest_seconds))
                 if question.kind == "crosschapter" and question.sections:
                     last = context.book.sections[min(max(question.sections), len(context.book.sections)) - 1]
-                    limited = retrieve(session.plan(question.question, planner=planner, until=last.end), context,
-                                       budget=budget, until=last.end)
-                    rows.append(Row(question, SO_FAR, budget, limited.sections, limited.seconds,
-                                    beyond=sum(1 for node in limited.passages if node.end > last.end
-                                               or node.start >= last.end)))
+                    # At the end of the last section a question needs, and half-way through it (a
+                    # position inside a passage: the passage is cut there).
+                    for method, limit in ((SO_FAR, last.end), (SO_FAR_MID_SECTION, (last.body_start + last.end) // 2)):
+                        limited = retrieve(session.plan(question.question, planner=planner, until=limit), context,
+                                           budget=budget, until=limit)
+                        rows.append(Row(question, method, budget, limited.sections, limited.seconds,
+                                        beyond=sum(1 for node in limited.passages
+                                                   if node.end > limit or node.start >= limit)))
                 for method in BASELINES:
                     started = time.perf_counter()
                     nodes = baseline(context.search, question.question, method, budget)
@@ -252,14 +256,20 @@ def summarize(rows: list[Row], books_info: dict) -> dict:
     report: dict = {"books": books_info, "location_recall": {}, "ablations": {}, "evidence": {}, "answers": {},
                     "latency": {}, "so_far": {}}
     so_far = [r for r in rows if r.method == SO_FAR]
+
+    def limited_figures(members: list[Row]) -> dict:
+        return {"questions": len(members),
+                "location_recall": round(statistics.mean(location_recall(r.question.sections, set(r.sections))
+                                                          for r in members), 3),
+                "passages_after_the_limit": sum(r.beyond for r in members)}
+
     for budget in sorted({r.budget for r in so_far}, reverse=True):
-        members = [r for r in so_far if r.budget == budget]
-        report["so_far"][str(budget)] = {
-            "questions": len(members),
-            "location_recall": round(statistics.mean(location_recall(r.question.sections, set(r.sections))
-                                                     for r in members), 3),
-            "passages_after_the_limit": sum(r.beyond for r in members)}
-    crosschapter = [r for r in rows if r.question.kind == "crosschapter" and r.method not in ("answer", SO_FAR)]
+        report["so_far"][str(budget)] = limited_figures([r for r in so_far if r.budget == budget])
+        # The last needed section half read: its evidence may lie in the half not read yet.
+        report["so_far"][str(budget)]["mid_section"] = limited_figures(
+            [r for r in rows if r.method == SO_FAR_MID_SECTION and r.budget == budget])
+    crosschapter = [r for r in rows if r.question.kind == "crosschapter"
+                    and r.method not in ("answer", SO_FAR, SO_FAR_MID_SECTION)]
     groups: dict[tuple, list[Row]] = defaultdict(list)
     for row in crosschapter:
         groups[(row.method, row.budget, "all")].append(row)
@@ -391,6 +401,10 @@ def format_report(report: dict) -> str:
         lines.append(f"ladder @{budget} for a reader who has read up to the last section a question needs: "
                      f"{entry['location_recall']:.3f}{against}; passages shown from after that point: "
                      f"{entry['passages_after_the_limit']}")
+        mid = entry.get("mid_section")
+        if mid:
+            lines.append(f"ladder @{budget} for a reader half-way through that section: {mid['location_recall']:.3f}; "
+                         f"passages shown from after that point: {mid['passages_after_the_limit']}")
     for method, entry in report["evidence"].items():
         lines.append(f"evidence strings, {method:8s}: hit@1 {entry['hit@1']:.3f}  hit@5 {entry['hit@5']:.3f}  "
                      f"hit@20 {entry['hit@20']:.3f}  MRR {entry['mrr']:.3f}  ({entry['questions']} questions)")
