@@ -108,6 +108,30 @@ def test_retrieval_respects_the_budget_the_section_cap_and_the_parts(session):
     assert off.passages
 
 
+def test_a_passage_the_readers_position_cuts_through_ranks_on_its_read_part_only(session):
+    """Words after the position do not lift the passage it falls in: for a
+    reader stopped just before the hare is first named, no list that matched
+    on "hare" finds that passage; read to its end, they do."""
+    context = session.context
+    book = context.book
+    until = book.text.index("found a hare")
+    cut = context.passages_cut_by(until)
+    assert cut and all(node.start < until < node.end for node in cut)
+    assert all("hare" not in book.text[node.start:until].lower() for node in cut)
+    cut_ids = {node.id for node in cut}
+    question = "What happened to the hare?"
+
+    def lexical_finds(retrieval) -> set[str]:
+        return {node_id for evidence in retrieval.parts for node_id, lists in evidence.sources.items()
+                if node_id in cut_ids and set(lists) & {"anchor", "rare", "bm25"}}
+
+    read_through = session.retrieve(question, budget=6, until=max(node.end for node in cut))
+    assert lexical_finds(read_through)
+    found = session.retrieve(question, budget=6, until=until)
+    assert not lexical_finds(found)
+    assert all(node.end <= until for node in found.passages)
+
+
 def test_a_question_so_far_uses_nothing_after_the_readers_position(session):
     """A reader halfway through Chapter 2 asks about the hunt and the breaking
     in (Chapter 3): nothing after the position is searched, quoted, listed in

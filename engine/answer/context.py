@@ -5,6 +5,7 @@ that exist so far (a book indexed to stage 1 has none)."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -14,6 +15,7 @@ from ..index.builders import writer_parameters
 from ..index.chunking import sentence_spans
 from ..index.search import BookSearch
 from ..index.store import CARD, PASSAGE, SECTION_SUMMARY, IndexStore, Node
+from ..index.vectors import embed_windows
 from ..llm.generator import SMALL_MODEL_PARAMETERS
 from .retrieval import Rarity
 
@@ -36,6 +38,8 @@ class BookContext:
     _sentences: dict[tuple[str, int], list[tuple[int, int]]] = field(default_factory=dict, repr=False)
     _stored: dict[str, tuple[list[tuple[int, int]], np.ndarray] | None] = field(default_factory=dict, repr=False)
     _first_uses: dict[str, float] = field(default_factory=dict, repr=False)
+    _by_start: list[tuple[int, str]] | None = field(default=None, repr=False)  # (start, passage id), in order
+    _read_parts: dict[tuple[str, int], np.ndarray | None] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, book: Book, store: IndexStore, search: BookSearch) -> "BookContext":
@@ -105,6 +109,35 @@ class BookContext:
         if until is None:
             return None
         return [None] + [section.ordinal for section in self.book.sections if section.start < until]
+
+    def passages_cut_by(self, until: int | None) -> list[Node]:
+        """The passages a reader's position falls inside (two where passages overlap)."""
+        if until is None:
+            return []
+        if self._by_start is None:
+            self._by_start = sorted((start, node_id) for node_id, start in self.start_of.items())
+        before = bisect_left(self._by_start, (until, ""))
+        nearest = [self.store.node(node_id) for _, node_id in self._by_start[max(0, before - 3):before]]
+        return [node for node in nearest if node is not None and node.end is not None and node.end > until]
+
+    def read_part_vector(self, node: Node, until: int) -> np.ndarray | None:
+        """A unit vector for a passage's text up to `until`: the mean of its
+        stored sentence vectors there (no model call), else the text embedded
+        now; None when not one sentence of it has been read."""
+        key = (node.id, until)
+        if key not in self._read_parts:
+            stored = self.sentence_vectors([node]).get(node.id)
+            if stored is not None:
+                spans, vectors = stored
+                read = [index for index, (_, end) in enumerate(spans) if end <= until]
+                vector = vectors[read].mean(axis=0) if read else None
+            else:
+                text = self.book.text[node.start:until]
+                vector = embed_windows(self.search.embedder, [text])[0].mean(axis=0) if text.strip() else None
+            if vector is not None:
+                vector = vector / (np.linalg.norm(vector) or 1.0)
+            self._read_parts[key] = vector
+        return self._read_parts[key]
 
     def sections_read(self, until: int | None) -> list[int] | None:
         """Sections read to their end by `until` (their summaries tell nothing later)."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .planning import content_words
+from .planning import content_words, stem
 from .retrieval import Retrieval
 
 # Sentences the embedder ranks for each part. Measured on the development set
@@ -49,14 +49,6 @@ class DigestLine:
         return dict(self.__dict__)
 
 
-def _stem(word: str) -> str:
-    word = word.lower().strip("'")
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
-
-
 def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
     book = context.book
     embedder = context.search.embedder
@@ -67,7 +59,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         part = evidence.part
         wanted: dict[str, float] = {}
         for word in content_words(" ".join([part.text, *part.anchors, *part.names])):
-            wanted[_stem(word)] = max(wanted.get(_stem(word), 0.0), _weight(word, context.rarity))
+            wanted[stem(word)] = max(wanted.get(stem(word), 0.0), _weight(word, context.rarity))
         anchors = [a.lower() for a in part.anchors]
         candidates = []
         seen: set[tuple[int, int]] = set()
@@ -80,8 +72,8 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                 sentence = " ".join(book.text[start:end].split())
                 if len(sentence.split()) < 4:
                     continue
-                have = {_stem(w) for w in content_words(sentence)}
-                overlap = sum(wanted[stem] for stem in have if stem in wanted)
+                have = {stem(w) for w in content_words(sentence)}
+                overlap = sum(wanted[common] for common in have if common in wanted)
                 anchored = sum(1 for a in anchors if a in sentence.lower())
                 candidates.append((overlap + 2 * anchored, anchored, start, end, sentence, passage))
         if not candidates:

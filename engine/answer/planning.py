@@ -95,6 +95,15 @@ def content_words(text: str) -> list[str]:
     return [w for w in words(text) if w.lower().strip("'") not in STOPWORDS and len(w) > 2]
 
 
+def stem(word: str) -> str:
+    """A light stem ("horses", "horsed" -> "hors"), enough to tell whether two texts share a word."""
+    word = word.lower().strip("'")
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
 # ------------------------------------------------------------ the code planner
 
 

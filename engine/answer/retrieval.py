@@ -20,9 +20,11 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
+import numpy as np
+
 from ..index.search import RRF_K
 from ..index.store import PASSAGE, SECTION_SUMMARY, Node
-from .planning import LOCAL, STOPWORDS, Plan, PlanPart, content_words, words
+from .planning import LOCAL, STOPWORDS, Plan, PlanPart, content_words, stem, words
 
 MAX_PER_SECTION = 2
 WHOLE_QUESTION_WEIGHT = {"code": 4.0, "model": 1.0}
@@ -186,23 +188,25 @@ def _rank_part(part: PlanPart, plan: Plan, context, features: Features, until: i
     """The part's passages, best first: (node id, section, names of the lists that found it)."""
     search = context.search
     begun = context.sections_begun(until)  # searched in; the passages after `until` are dropped below
-    lists: list[tuple[str, float, list[tuple[str, float]]]] = []
+    # (name, weight, ranking, the words a lexical list matches on)
+    lists: list[tuple[str, float, list[tuple[str, float]], str | None]] = []
     if features.anchors:
         for anchor in candidate_anchors(part):
             found = search.phrase(anchor, levels=[1], k=_ANCHOR_LIMIT + 1, sections=begun)
             # A phrase the book uses, but not everywhere: a handle on the right scenes.
             if 0 < len(found) <= _ANCHOR_LIMIT:
-                lists.append(("anchor", LIST_WEIGHTS["anchor"], found))
+                lists.append(("anchor", LIST_WEIGHTS["anchor"], found, anchor))
     if features.rare_words:
         own = {w.lower() for w in content_words(part.text)}
         for word in plan.rare_words:
             if word in own or len(plan.parts) == 1:
-                lists.append(("rare", LIST_WEIGHTS["rare"], search.bm25(word, levels=[1], k=8, sections=begun)))
+                lists.append(("rare", LIST_WEIGHTS["rare"], search.bm25(word, levels=[1], k=8, sections=begun), word))
     query = part.text
     if features.names and part.names:
         query = f"{part.text} {' '.join(part.names)}"
-    lists.append(("bm25", LIST_WEIGHTS["bm25"], search.bm25(query, levels=[1], k=_DEPTH, sections=begun)))
-    lists.append(("dense", LIST_WEIGHTS["dense"], search.dense(part.text, levels=[1], k=_DEPTH, sections=begun)))
+    lists.append(("bm25", LIST_WEIGHTS["bm25"], search.bm25(query, levels=[1], k=_DEPTH, sections=begun), query))
+    lists.append(("dense", LIST_WEIGHTS["dense"], search.dense(part.text, levels=[1], k=_DEPTH, sections=begun),
+                  None))
     if features.summaries and context.routes_by_summaries:
         routed = []
         read = context.sections_read(until)
@@ -210,16 +214,45 @@ def _rank_part(part: PlanPart, plan: Plan, context, features: Features, until: i
             node = search.store.node(summary_id)
             if node is not None and node.kind == SECTION_SUMMARY and node.section is not None:
                 routed.extend(search.bm25(part.text, levels=[1], k=2, sections=[node.section]))
-        lists.append(("summary", LIST_WEIGHTS["summary"], routed))
+        lists.append(("summary", LIST_WEIGHTS["summary"], routed, None))
+    for node in context.passages_cut_by(until):
+        lists = _ranked_on_what_was_read(node, until, lists, part, context)
     scores: dict[str, float] = {}
     sources: dict[str, list[str]] = {}
-    for name, weight, ranked in lists:
+    for name, weight, ranked, _words in lists:
         for rank, (node_id, _) in enumerate(ranked, start=1):
             scores[node_id] = scores.get(node_id, 0.0) + weight / (RRF_K + rank)
             sources.setdefault(node_id, []).append(name)
     return [(node_id, context.section_of.get(node_id), sources[node_id])
             for node_id in sorted(scores, key=lambda n: -scores[n])
             if until is None or context.start_of.get(node_id, 0) < until]
+
+
+def _ranked_on_what_was_read(node: Node, until: int, lists, part: PlanPart, context):
+    """The lists with the passage a reader's position cuts through ranked on
+    its read part only, so nothing after the position counts: a lexical list
+    keeps it only if every word it matched there is in that part; the dense
+    list scores that part afresh. (Summaries route through sections read to
+    their end, which this passage's is not.)"""
+    read_text = context.book.text[node.start:until]
+    read = {stem(word) for word in content_words(read_text)}
+    whole = {stem(word) for word in content_words(node.text)}
+    kept = []
+    for name, weight, ranked, matched_on in lists:
+        if all(node_id != node.id for node_id, _ in ranked):
+            kept.append((name, weight, ranked, matched_on))
+            continue
+        if matched_on is not None:
+            if not {stem(word) for word in content_words(matched_on)} & whole <= read:
+                ranked = [(node_id, score) for node_id, score in ranked if node_id != node.id]
+        elif name == "dense":
+            ranked = [(node_id, score) for node_id, score in ranked if node_id != node.id]
+            vector = context.read_part_vector(node, until)
+            if vector is not None:
+                similarity = float(vector @ context.search.query_vector(part.text))
+                ranked = sorted(ranked + [(node.id, similarity)], key=lambda item: -item[1])
+        kept.append((name, weight, ranked, matched_on))
+    return kept
 
 
 def candidate_anchors(part: PlanPart) -> list[str]:
