@@ -426,14 +426,18 @@ class ReaderView(QTextBrowser):
         """The stored-text offset up to which the book has been read (see ReadingProgress)."""
         if self._map is None:
             return 0
-        if self._progress_timer.isActive():  # a move not noted yet
-            self._progress_timer.stop()
-            self._note_progress()
+        self._note_pending_progress()
         return self.progress.read_to if self.progress.read_to is not None else self.offset_read_to()
 
     def mark_read_to(self, offset: int) -> None:
+        self._note_pending_progress()  # a move noted after this would undo it
         self.progress.set(offset)
         self.readToChanged.emit(offset)
+
+    def _note_pending_progress(self) -> None:
+        if self._progress_timer.isActive():
+            self._progress_timer.stop()
+            self._note_progress()
 
     def paragraph_end_at(self, point: QPoint) -> int:
         """Where the paragraph under a point of the viewport ends."""
