@@ -47,8 +47,8 @@ class LibraryView(QWidget):
         heading = QLabel("<h2>Library</h2>", self)
         self.hint = QLabel("Drop a book file (.txt, .epub, .html or .zip) here, or import one.", self)
         self.hint.setEnabled(False)
-        self.table = QTableWidget(0, 4, self)
-        self.table.setHorizontalHeaderLabels(["Title", "Author", "Size", "Index"])
+        self.table = QTableWidget(0, 5, self)
+        self.table.setHorizontalHeaderLabels(["Title", "Author", "Size", "Index", "Read"])
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -60,6 +60,7 @@ class LibraryView(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(4, QHeaderView.ResizeMode.ResizeToContents)
         self.table.itemDoubleClicked.connect(lambda item: self._emit_open())
         self.table.setAccessibleName("Books in the library")
 
@@ -99,7 +100,7 @@ class LibraryView(QWidget):
             self.table.insertRow(row)
             size = f"{summary.characters / 1e6:.1f} M characters" if summary.characters >= 1e6 else \
                 f"{summary.characters // 1000:,} k characters"
-            cells = [summary.title, summary.author or "", size, STAGE_NAMES.get(stage, f"stage {stage}")]
+            cells = [summary.title, summary.author or "", size, STAGE_NAMES.get(stage, f"stage {stage}"), ""]
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setData(BOOK_ID_ROLE, summary.book_id)
@@ -117,6 +118,18 @@ class LibraryView(QWidget):
         if row is not None:
             self.table.item(row, 3).setText(text)
             self.table.item(row, 3).setToolTip(explanation)
+
+    def set_read(self, shares: dict[str, float | None]) -> None:
+        """How much of each book has been read (None: never opened)."""
+        for book_id, share in shares.items():
+            row = self._rows.get(book_id)
+            if row is None:
+                continue
+            item = self.table.item(row, 4)
+            item.setText(f"{max(1, round(share * 100))}%" if share else "")
+            item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            item.setToolTip("How far you have read: what questions asked \u201conly from what I have read\u201d use"
+                            if share else "Not read yet")
 
     def set_stage(self, book_id: str, stage: int) -> None:
         self._stages[book_id] = stage

@@ -9,6 +9,7 @@ appear in a banner at the top of the window, never as a crash.
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import replace
 from pathlib import Path
 
@@ -244,6 +245,9 @@ class MainWindow(QMainWindow):
 
     def show_library(self) -> None:
         self.pages.setCurrentIndex(_LIBRARY_PAGE)
+        if self._position_timer.isActive():  # the list shows how far the open book has been read
+            self._position_timer.stop()
+            self._save_position()
         self.refresh_library()
 
     def find_in_book(self) -> None:
@@ -279,6 +283,17 @@ class MainWindow(QMainWindow):
         self.tasks.submit(self._read_library, name="Reading the library", lane=QUICK, on_success=self._show_books,
                           on_error=self._error)
 
+    def _reading_progress(self, summaries) -> dict[str, float | None]:
+        """How much of each book has been read (in a worker; a journal that
+        cannot be read leaves its book's cell empty)."""
+        shares = {}
+        for summary in summaries:
+            try:
+                shares[summary.book_id] = self.library.reading_progress(summary)
+            except (OSError, sqlite3.Error, StorageError):
+                shares[summary.book_id] = None
+        return shares
+
     def _lacking_sentence_vectors(self, book_ids: list[str]) -> list[str]:
         """Books indexed before stage 1 kept sentence vectors: one more run
         adds them, so the evidence digest takes milliseconds, not a second."""
@@ -306,6 +321,9 @@ class MainWindow(QMainWindow):
         self._statuses = {summary.book_id: stage for summary, stage in books}
         self._titles.update({summary.book_id: summary.title for summary, _ in books})
         self.library_view.show_books(books)
+        summaries = [summary for summary, _ in books]
+        self.tasks.submit(lambda context: self._reading_progress(summaries), name="Reading how far each book is read",
+                          lane=QUICK, on_success=self.library_view.set_read, on_error=lambda _message: None)
         for book_id, state in self.indexing.states.items():
             if state.progress is not None:
                 self.library_view.set_status(book_id, describe_progress(state.progress))

@@ -513,6 +513,11 @@ def test_what_i_have_read_is_how_far_the_reader_read_on(qtbot, fixtures):
     mark.trigger()
     assert marked < first.end and reader.read_to() == marked
     assert panel.so_far.text().endswith(f"(up to {first.label})")
+    # The library says how much of each book has been read.
+    window.show_library()
+    share = f"{max(1, round(marked / len(window.book.text) * 100))}%"
+    qtbot.waitUntil(lambda: window.library_view.table.item(window.library_view._rows[book_id], 4).text() == share,
+                    timeout=10000)
     window.close()
 
     restarted = _window(qtbot)

@@ -134,6 +134,7 @@ def test_a_read_only_disk_still_answers_from_what_is_stored(small_filesystem, fi
         _answers_from_the_stored_index(session)  # Tantivy's lock file cannot be made there
         journal = library.journal(book_id)
         assert journal.get("position", 0) == 0 and len(journal.entries()) == 1
+        assert library.reading_progress(library.summary(book_id)) is None  # the library list reads it
         with pytest.raises(StorageError, match="the data folder is not writable"):
             journal.set("position", 1200)
         journal.close()

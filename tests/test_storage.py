@@ -167,6 +167,15 @@ def test_kill_at_any_moment_leaves_the_library_consistent(sample_book, chapterho
     assert result.created == (not books)
 
 
+def test_reading_progress_is_the_share_read_and_none_before_a_book_is_opened(library, fixtures):
+    summary = library.import_book(fixtures / "three-chapters.txt").summary
+    assert library.reading_progress(summary) is None
+    journal = library.journal(summary.book_id)
+    journal.set("read_to", summary.characters // 4)
+    journal.close()
+    assert abs(library.reading_progress(summary) - 0.25) < 0.001
+
+
 def test_the_exported_history_quotes_the_evidence_as_the_app_shows_it(library, fixtures):
     book_id = library.import_book(fixtures / "three-chapters.txt").book_id
     journal = library.journal(book_id)

@@ -186,6 +186,16 @@ class Library:
 
         return BookJournal(self.folder(book_id) / "book.sqlite")
 
+    def reading_progress(self, summary: BookSummary) -> float | None:
+        """The share of the book read (the app keeps how far the reader has
+        read in the book's journal), or None for a book never opened."""
+        journal = self.journal(summary.book_id)
+        try:
+            read_to = journal.get("read_to")
+        finally:
+            journal.close()
+        return None if read_to is None or not summary.characters else min(1.0, read_to / summary.characters)
+
     def open(self, book_id: str) -> BookDatabase:
         return BookDatabase(self.folder(book_id) / "book.sqlite")
 
