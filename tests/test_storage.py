@@ -167,6 +167,22 @@ def test_kill_at_any_moment_leaves_the_library_consistent(sample_book, chapterho
     assert result.created == (not books)
 
 
+def test_a_book_removed_while_the_library_is_listed_is_left_out(library, fixtures, monkeypatch):
+    from engine.store.library import Library
+
+    kept = library.import_book(fixtures / "three-chapters.txt").book_id
+    removed = library.import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    real_summary = Library.summary
+
+    def summary_after_a_removal(self, book_id):
+        if book_id == removed and self.has_book(removed):
+            self.remove(removed)  # another thread's removal, between listing the folders and reading one
+        return real_summary(self, book_id)
+
+    monkeypatch.setattr(Library, "summary", summary_after_a_removal)
+    assert [summary.book_id for summary in library.list_books()] == [kept]
+
+
 def test_reading_progress_is_the_share_read_and_none_before_a_book_is_opened(library, fixtures):
     summary = library.import_book(fixtures / "three-chapters.txt").summary
     assert library.reading_progress(summary) is None

@@ -178,6 +178,8 @@ class Library:
                 summaries.append(self.summary(folder.name))
             except (OSError, ValueError):
                 continue  # a damaged manifest hides one book, not the library
+            except BookNotFoundError:
+                continue  # removed while the library was being listed
         return sorted(summaries, key=lambda s: (s.title.casefold(), s.book_id))
 
     def journal(self, book_id: str):
