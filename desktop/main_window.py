@@ -176,7 +176,8 @@ class MainWindow(QMainWindow):
         self.ask_panel.export_button.clicked.connect(self.export_history)
         self.ask_panel.session_provider = self._session_for
         self.ask_panel.read_to_provider = self.reader.read_to
-        self.reader.positionChanged.connect(lambda _offset: self._show_read_to())
+        # Not on every scroll: reading how far the reader has read would note the
+        # move there and then, in the scroll handler (ReaderView defers it a turn).
         self.reader.readToChanged.connect(lambda _offset: (self._show_read_to(), self._position_timer.start()))
         self.indexing.progressed.connect(self._index_progress)
         self.indexing.stageReached.connect(self._index_stage)
@@ -246,8 +247,7 @@ class MainWindow(QMainWindow):
     def show_library(self) -> None:
         self.pages.setCurrentIndex(_LIBRARY_PAGE)
         if self._position_timer.isActive():  # the list shows how far the open book has been read
-            self._position_timer.stop()
-            self._save_position()
+            self._save_position_now()
         self.refresh_library()
 
     def find_in_book(self) -> None:
@@ -469,6 +469,10 @@ class MainWindow(QMainWindow):
         """Tell the ask panel where "what I have read" ends now."""
         if self.book is not None and self.reader.has_book():
             self.ask_panel.show_read_to(self.book.section_at(max(0, self.reader.read_to() - 1)))
+
+    def _save_position_now(self) -> None:
+        self._position_timer.stop()
+        self._save_position()
 
     def _save_position(self) -> None:
         if self.book is None:
@@ -736,8 +740,7 @@ class MainWindow(QMainWindow):
         settings.setValue("window/splitter", self.splitter.saveState())
         settings.setValue("window/readerSplitter", self.reader_splitter.saveState())
         settings.setValue("reader/pointSize", self.reader.point_size)
-        self._position_timer.stop()
-        self._save_position()
+        self._save_position_now()
         self.indexing.cancel_all()
         self.ask_panel.stop()
         self.tasks.cancel_all()
