@@ -296,8 +296,9 @@ class AskPanel(QWidget):
     def _show_digest(self, payload: dict) -> None:
         self.result = {**(self.result or {}), **payload}
         written = payload.get("written", True)
-        self._reading_prefix = "Evidence found"
-        self.status.setText("Evidence found; the model is reading it\u2026" if written else "Evidence found.")
+        self._reading_prefix = f"Evidence found{_how_found(payload)}"
+        self.status.setText(f"{self._reading_prefix}; the model is reading it\u2026" if written
+                            else f"{self._reading_prefix}.")
         self._render(streaming=written)
         self._fill_evidence(payload["parts"], _cited_passages(payload))
         self._fill_plan(payload["plan"])
@@ -316,7 +317,7 @@ class AskPanel(QWidget):
             self.status.setText("Stopped. The evidence above is complete; the answer is cut short.")
         else:
             first = timings.get("first_token")
-            evidence = f"Evidence in {timings['retrieval'] * 1000:.0f} ms"
+            evidence = f"Evidence in {timings['retrieval'] * 1000:.0f} ms{_how_found(result)}"
             if result.get("written") is False:  # no model call: the evidence is all there is
                 self.status.setText(f"{evidence}.")
             else:
@@ -448,6 +449,17 @@ class AskPanel(QWidget):
         self._link(QUrl(href))
 
 
+def _how_found(result: dict) -> str:
+    """A word on evidence found while the book's vectors were still being
+    made: found by its words alone, or by meaning in part of the book."""
+    share = result.get("meaning_share", 1.0)
+    if share >= 1.0:
+        return ""
+    if share <= 0.0:
+        return " by words only (the book is still being indexed)"
+    return f" by words, and by meaning in {share:.0%} of the book (still being indexed)"
+
+
 def _digest_payload(session, lines, retrieval) -> dict:
     labels = {s.ordinal: s.label for s in session.context.book.sections}
     return {
@@ -459,6 +471,7 @@ def _digest_payload(session, lines, retrieval) -> dict:
         "lead": "digest",
         "written": session.writes_answers,
         "reading_limit": session.context.reading_limit(retrieval.until),
+        "meaning_share": round(retrieval.meaning_share, 3),
     }
 
 

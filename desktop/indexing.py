@@ -1,7 +1,8 @@
 """Indexing books in the background, one at a time, with progress and cancel.
 
-A newly imported book gets stage 1 first (it is searchable within seconds),
-then the LLM stages up to the target; a book with stage 1 done waits for any
+A newly imported book gets stage 1 first (searchable by its words within
+seconds, by meaning once its vectors are made), then the LLM stages up to
+the target; a book with stage 1 done waits for any
 queued book that has none before starting its LLM stages, and the book the
 reader has open goes before other waiting books. Books left
 half-indexed when the app closed are picked up again at start. While the
@@ -42,6 +43,7 @@ class IndexingManager(QObject):
     failed = Signal(str, str)  # book id, message
     queued = Signal(str, int)  # book id, stage reached so far: waiting for its turn
     waiting = Signal(str, int)  # book id, stage: another process is indexing it; tried again later
+    searchable = Signal(str)  # book id: a new book's words are searchable; its stage 1 goes on
     busy_retry_ms = 15000
 
     def __init__(self, library, runner: TaskRunner, target_stage: int = FULL_LADDER, parent=None):
@@ -178,7 +180,14 @@ class IndexingManager(QObject):
     def _record_progress(self, book_id: str, progress: Progress) -> None:
         state = self.states.get(book_id)
         if state is not None and state.running:
+            if progress.searchable and state.stage_reached < 1 and not (state.progress and state.progress.searchable):
+                self.searchable.emit(book_id)
             state.progress = progress
+
+    def is_searchable(self, book_id: str) -> bool:
+        """Whether a book can be searched, as far as its indexing has said."""
+        state = self.states.get(book_id)
+        return state is not None and (state.stage_reached >= 1 or bool(state.progress and state.progress.searchable))
 
     def _unsearchable_waiting(self) -> bool:
         """Whether a queued book has no stage 1 yet (read from the worker: a snapshot is enough)."""

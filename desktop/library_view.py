@@ -30,6 +30,8 @@ def describe_progress(progress) -> str:
         left = f", {duration_text(progress.eta_seconds)} left"
     if progress.stage_name == "vectors":  # a searchable book's vectors made again: its stage stands
         return f"updating its vectors {share:.0%}{left}"
+    if progress.stage == 1 and progress.searchable:  # its words searchable, its vectors being made
+        return f"searchable by its words; indexing stage 1 of 4: {progress.stage_name} {share:.0%}{left}"
     return f"indexing stage {progress.stage} of 4: {progress.stage_name} {share:.0%}{left}"
 
 

@@ -94,6 +94,7 @@ class MainWindow(QMainWindow):
         self.back_stack: list[int] = []
         self._sessions: dict[str, object] = {}
         self._statuses: dict[str, int] = {}
+        self._pause_when_searchable: str | None = None  # a question waits for this book's words
         self._titles: dict[str, str] = {}  # for progress lines, without a file read per event
         self._restarting = False  # new settings stopped indexing, and it resumes as soon as they apply
         self.setWindowTitle("Chapterhouse")
@@ -171,7 +172,7 @@ class MainWindow(QMainWindow):
         self.ask_panel.sectionActivated.connect(self.show_section)
         self.ask_panel.answerFinished.connect(self._answer_finished)
         self.ask_panel.answerStarted.connect(self._answer_started)
-        self.ask_panel.answerEnded.connect(self.indexing.resume)
+        self.ask_panel.answerEnded.connect(self._answer_ended)
         self.ask_panel.answerFailed.connect(self.banner.show_message)
         self.ask_panel.export_button.clicked.connect(self.export_history)
         self.ask_panel.session_provider = self._session_for
@@ -181,6 +182,7 @@ class MainWindow(QMainWindow):
         self.reader.readToChanged.connect(lambda _offset: (self._show_read_to(), self._position_timer.start()))
         self.indexing.progressed.connect(self._index_progress)
         self.indexing.stageReached.connect(self._index_stage)
+        self.indexing.searchable.connect(self._index_searchable)
         self.indexing.finished.connect(self._index_finished)
         self.indexing.failed.connect(self._index_failed)
         self.indexing.queued.connect(self._index_queued)
@@ -516,11 +518,24 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------ answering
 
     def _answer_started(self) -> None:
-        """An answer goes before background indexing, except the stage 1 of the
-        book being asked about: the question waits for that."""
+        """An answer goes before background indexing, except while the book
+        being asked about is made searchable by its words (seconds): the
+        question waits for that, then the rest of its indexing waits."""
         book_id = self.book.book_id if self.book else None
-        if not (self.indexing.current == book_id and self._statuses.get(book_id, 0) < 1):
+        if self.indexing.current == book_id and not self.indexing.is_searchable(book_id):
+            self._pause_when_searchable = book_id
+        else:
             self.indexing.pause()
+
+    def _index_searchable(self, book_id: str) -> None:
+        if self._pause_when_searchable == book_id:
+            self._pause_when_searchable = None
+            if self.ask_panel.busy():
+                self.indexing.pause()
+
+    def _answer_ended(self) -> None:
+        self._pause_when_searchable = None
+        self.indexing.resume()
 
     def _session_for(self, book_id: str, cancel, notify):
         """A book's answering session (made in the worker, kept)."""
@@ -532,9 +547,12 @@ class MainWindow(QMainWindow):
             self._sessions[book_id] = session
         else:
             session.refresh()
-        if session.indexer.status()["stage_reached"] < 1:
-            notify("Making the book searchable first (a minute or two for a long book)…")
-            session.ensure_indexed(cancel=cancel)
+        if not session.indexer.status()["searchable"]:
+            notify("Making the book searchable first\u2026")
+            if book_id in self.indexing.active():
+                session.ensure_searchable(cancel=cancel)  # its indexing goes on to make the vectors
+            else:
+                session.ensure_indexed(cancel=cancel)  # nothing else would make them
         return session
 
     def _answer_finished(self, result: dict) -> None:
@@ -599,8 +617,9 @@ class MainWindow(QMainWindow):
     def _index_progress(self, book_id: str, progress) -> None:
         text = describe_progress(progress)
         self.library_view.set_status(book_id, text)
-        self.index_label.setText(f"{self._titles.get(book_id, book_id)}: {text}")
-        self.progress.setValue(int(100 * progress.done / progress.total) if progress.total else 0)
+        # The title without its subtitle: the status bar also holds the open book's line.
+        self.index_label.setText(f"{self._titles.get(book_id, book_id).split(':')[0]}: {text}")
+        self.progress.setValue(round(100 * progress.done / progress.total) if progress.total else 0)
         self.progress.show()
         self.cancel_index.show()
 

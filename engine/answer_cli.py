@@ -9,7 +9,6 @@ from pathlib import Path
 
 from .durations import duration_text
 from .llm.settings import ANSWER_SETTINGS
-from .paths import data_dir
 
 
 UP_TO_HELP = ("use the book only up to the end of this section (its number in `chapterhouse sections`): "
@@ -146,6 +145,7 @@ def run_retrieve(args) -> int:
                        "passages": [node.id for node in part.passages]} for part in found.parts],
             "digest": [line.as_dict() for line in digest],
             "reading_limit": session.context.reading_limit(until),
+            "meaning_share": round(found.meaning_share, 3),
             "timings": {"retrieval_ms": round(found.seconds * 1000, 1)},
         }, indent=2, ensure_ascii=False))
         return 0

@@ -7,7 +7,8 @@ Runs offscreen (QT_QPA_PLATFORM=offscreen) with a fresh library in a
 temporary folder and the embedded default models: the library while a book
 indexes, the reader, find in book, an answer with citations and the book
 map, a followed citation, the settings dialog, evidence only, and a question
-limited to what the reader has read.
+limited to what the reader has read, and a question on a long book just
+imported, answered by its words while its vectors are still being made.
 """
 
 from __future__ import annotations
@@ -148,6 +149,18 @@ def main() -> int:
     window.ask_panel.so_far.setChecked(False)
     window.open_book(excerpt)
     wait(lambda: window.book is not None and window.book.book_id == excerpt, 30)
+
+    # A long book just imported: a question gets its answer by the book's
+    # words while its vectors are still being made.
+    long_book = Path(home) / "four-carols.txt"
+    long_book.write_text("\n\n".join([sample_book_path().read_text(encoding="utf-8")] * 4), encoding="utf-8")
+    window.import_file(long_book)
+    wait(lambda: window.book is not None and window.book.book_id != excerpt, 60)
+    window.ask_panel.question.setText("What does Scrooge see in the knocker of his door?")
+    done.clear()
+    window.ask_panel.ask()
+    wait(lambda: bool(done), 120)
+    shot("10-new-book-answered-by-its-words")
     window.close()
     return 0
 

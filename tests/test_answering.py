@@ -454,6 +454,7 @@ def test_eval_harness_reports_recall_baselines_and_ablations(tmp_path, fixtures,
     assert 0.0 <= overall["ladder"]["4"]["location_recall"] <= 1.0
     assert "relation:arc" in report["location_recall"] and "book:three-chapters" in report["location_recall"]
     assert "ladder without rare words" in report["ablations"]["all"]
+    assert "ladder without vectors" in report["ablations"]["all"]  # a new book's first seconds
     # Read up to the last section each question needs, the ladder shows nothing after it.
     assert set(report["so_far"]) == {"4", "2"}
     assert report["so_far"]["4"]["questions"] == 2 and report["so_far"]["4"]["passages_after_the_limit"] == 0

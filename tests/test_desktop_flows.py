@@ -637,6 +637,57 @@ def test_a_question_is_answered_while_the_book_keeps_indexing(qtbot, fixtures):
     assert longest < 100, f"the event loop stalled for {longest} ms"
 
 
+def test_a_book_just_dropped_answers_by_its_words_before_its_vectors_are_made(qtbot, monkeypatch):
+    """A question on a new book waits seconds for its words, not a minute for
+    its vectors: the evidence comes while stage 1 goes on (paused meanwhile),
+    and says how it was found."""
+    from dataclasses import replace
+
+    from engine.index import indexer as indexer_module
+    from engine.llm.settings import ModelSettings
+    from engine.paths import sample_book_path
+
+    words_cut = threading.Event()  # the cutting waits until the question has been asked
+    real_cut = indexer_module.fixed_passages
+    monkeypatch.setattr(indexer_module, "fixed_passages",
+                        lambda *args: (words_cut.wait(30), real_cut(*args))[1])
+    window = _window(qtbot, index_stage=1)
+    window.apply_settings(replace(ModelSettings.load(), answers="evidence"))
+    searchable, finished, paused = [], [], []
+    window.indexing.searchable.connect(searchable.append)
+    window.indexing.finished.connect(lambda *args: finished.append(args))
+    _drop(window, sample_book_path())
+    qtbot.waitUntil(lambda: window.book is not None and window.indexing.current is not None, timeout=60000)
+    book_id = window.book.book_id
+    panel = window.ask_panel
+    panel.question.setText("What does Scrooge see in the knocker of his door?")
+
+    def note_pause(_ticket, _payload):
+        paused.append(window.indexing.cancel.paused)
+
+    panel.relay.digest.connect(note_pause)
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as answered:
+        panel.ask()
+        qtbot.waitUntil(lambda: panel.status.text() == "Making the book searchable first\u2026", timeout=10000)
+        assert not searchable and not window.indexing.cancel.paused  # the words are being cut
+        words_cut.set()
+    panel.relay.digest.disconnect(note_pause)
+    result = answered.args[0]
+    assert searchable == [book_id] and not finished, "the answer waited for the vectors"
+    assert paused == [True]  # the rest of stage 1 waits for the answer
+    assert result["meaning_share"] == 0.0 and result["digest"] and result["parts"][0]["passages"]
+    assert re.fullmatch(r"Evidence in \d+ ms by words only \(the book is still being indexed\)\.", panel.status.text())
+    qtbot.waitUntil(lambda: window.library_view.table.item(window.library_view._rows[book_id], 3).text().startswith(
+        "searchable by its words; indexing stage 1 of 4: passages"), timeout=10000)
+    with qtbot.waitSignal(window.indexing.finished, timeout=300000) as indexed:
+        pass  # resumed once the answer was in
+    assert indexed.args == [book_id, 1, False]
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as answered:
+        panel.ask()
+    assert answered.args[0]["meaning_share"] == 1.0
+    assert re.fullmatch(r"Evidence in \d+ ms\.", panel.status.text())
+
+
 def test_books_waiting_to_be_indexed_say_so_and_each_gets_its_turn(qtbot, fixtures):
     library = Library()
     first = library.import_book(fixtures / "three-chapters.txt").book_id

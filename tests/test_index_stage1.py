@@ -270,6 +270,55 @@ def test_summaries_and_cards_do_not_change_how_passages_rank(stage1):
     assert {"card:themes", "s1"} <= {node_id for node_id, _ in search.bm25(query, levels=[1, 2, 3], k=20)}
 
 
+def test_a_new_book_is_searchable_by_its_words_before_its_vectors_are_made(library, fixtures, embedder):
+    """Stage 1 cuts and publishes the whole book first (seconds), then embeds
+    it: a question need not wait for the vectors, and a stop there resumes
+    without cutting anything again."""
+    from engine.answer.planning import code_plan
+    from engine.answer.retrieval import retrieve
+    from engine.answer.session import AnswerSession
+    from engine.llm.types import CancelToken
+
+    book_id = library.import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    indexer = BookIndexer(library, book_id, embedder=embedder)
+    cancel = CancelToken()
+    seen = []
+
+    def stop_once_searchable(progress):
+        if progress.searchable and not seen:
+            status = indexer.status()
+            session = AnswerSession(library, book_id, embedder=embedder)
+            found = retrieve(code_plan("What happened when the hare ran from the dogs?"), session.context)
+            seen.append((progress.detail, status, found, session.digest(found),
+                         session.context.search.dense("a hare chased by dogs", levels=[1])))
+            cancel.cancel()
+        elif not progress.searchable:
+            assert not indexer.status()["searchable"]
+
+    result = indexer.run(up_to=1, progress=stop_once_searchable, cancel=cancel)
+    assert result.cancelled and seen
+    detail, status, found, digest, dense = seen[0]
+    assert detail == "searchable by words"
+    assert status["searchable"] and status["stage_reached"] == 0 and status["stages"]["1"]["done"] == 0
+    assert status["counts"]["passage"] >= 9
+    assert 2 in found.sections and found.meaning_share == 0.0  # the hunt is in chapter 2, found by its words
+    assert dense == [] and digest and all(line.passage_id for line in digest)
+    assert indexer.store.stale_vectors(indexer.store.nodes(kind="passage"))  # no vector made yet
+
+    resumed = BookIndexer(library, book_id, embedder=embedder).run(up_to=1)
+    assert resumed.completed_stage == 1 and resumed.stats[1]["passages_made"] == 0  # nothing cut again
+    session = AnswerSession(library, book_id, embedder=embedder)
+    found = retrieve(code_plan("What happened when the hare ran from the dogs?"), session.context)
+    assert found.meaning_share == 1.0 and session.context.search.dense("a hare chased by dogs", levels=[1])
+
+    # What a question on a new book waits for: the words alone.
+    other = library.import_book(fixtures / "three-chapters.txt").book_id
+    words = BookIndexer(library, other, embedder=embedder)
+    assert words.run(up_to=1, words_only=True).completed_stage == 0
+    assert words.status()["searchable"] and words.status()["stage_reached"] == 0
+    assert len(words.store.stale_vectors(words.store.nodes())) == words.status()["counts"]["passage"]
+
+
 def test_a_second_run_redoes_nothing(stage1):
     _, _, indexer = stage1
     generation = indexer.status()["generation"]

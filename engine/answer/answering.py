@@ -76,6 +76,7 @@ class AnswerResult:
             "plan": self.plan.as_dict(), "plan_path": self.plan.path,
             "timings": self.timings, "tokens": self.tokens, "discarded_draft": self.discarded_draft,
             "written": self.written, "reading_limit": self.reading_limit,
+            "meaning_share": round(self.retrieval.meaning_share, 3),
         }
 
 

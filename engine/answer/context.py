@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -74,6 +75,12 @@ class BookContext:
             for passage in missing:
                 self._stored[passage.id] = found.get(passage.id)
         return {passage.id: self._stored[passage.id] for passage in passages if self._stored[passage.id] is not None}
+
+    @cached_property
+    def meaning_share(self) -> float:
+        """Share of the passages the dense index holds (a context lives as
+        long as one published generation, so this is counted once)."""
+        return min(1.0, self.search.embedded_passages() / len(self.section_of)) if self.section_of else 1.0
 
     @property
     def characters(self) -> list[dict]:

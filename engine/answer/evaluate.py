@@ -31,7 +31,7 @@ BASELINES = ("bm25", "dense", "hybrid")
 # and show nothing after that point.
 SO_FAR = "ladder so far"
 SO_FAR_MID_SECTION = "ladder so far, mid-section"
-ABLATIONS = ("anchors", "rare_words", "names", "summaries", "whole_question")
+ABLATIONS = ("anchors", "rare_words", "names", "summaries", "whole_question", "vectors")
 # Issue #5's goals for location recall on the development set.
 GOAL_STAGE1_AT_12 = 0.85
 GOAL_FULL_AT_12, GOAL_FULL_ALL_FOUND, GOAL_FULL_AT_6 = 0.90, 0.75, 0.80

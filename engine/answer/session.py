@@ -19,8 +19,9 @@ from .retrieval import Features, Retrieval, retrieve
 
 
 class AnswerSession:
-    """A book opened for questions. Needs the book indexed to stage 1 at
-    least (`ensure_indexed`); uses whatever higher stages exist."""
+    """A book opened for questions. Needs the book searchable at least
+    (`ensure_searchable`: by its words; `ensure_indexed`: stage 1, with its
+    vectors); uses whatever higher stages exist."""
 
     def __init__(self, library, book_id: str, *, generator=None, embedder=None, settings=None):
         self.library = library
@@ -69,6 +70,23 @@ class AnswerSession:
                 break
         self._context = None
         return self.indexer.status()["stage_reached"]
+
+    def ensure_searchable(self, progress=None, cancel: CancelToken | None = None) -> bool:
+        """Make a new book searchable by its words (seconds), leaving its
+        vectors to the indexing that goes on meanwhile; or, when another
+        thread or process is building its stage 1, wait until that one has
+        published the words. Returns whether the book can be searched."""
+        cancel = cancel or CancelToken()
+        while not self.indexer.status()["searchable"] and not cancel.cancelled:
+            if self.indexer.lock.acquire(timeout=0.25):
+                self.indexer.lock.release()
+                try:
+                    self.indexer.run(up_to=1, progress=progress, cancel=cancel, words_only=True)
+                    break  # a book with no text to cut publishes nothing: do not loop on it
+                except IndexingBusy:
+                    time.sleep(0.25)
+        self._context = None
+        return self.indexer.status()["searchable"]
 
     def refresh(self) -> None:
         """Pick up index stages that landed since the context was loaded

@@ -63,6 +63,10 @@ class BookSearch:
             return []
         return opened.dense(self.query_vector(query), set(levels), _set(sections), k)
 
+    def embedded_passages(self) -> int:
+        opened = self._generation()
+        return opened.embedded(1) if opened is not None and self.dense_available else 0
+
     def query_vector(self, query: str):
         vector = self._query_vectors.get(query)
         if vector is None:

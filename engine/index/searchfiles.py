@@ -136,8 +136,6 @@ class OpenGeneration:
     """One generation's indexes, opened for searching."""
 
     def __init__(self, generation: Generation):
-        import tantivy
-
         self.generation = generation
         # level -> (index, searcher); None stands for every level, in a
         # generation written before levels had an index each.
@@ -156,6 +154,11 @@ class OpenGeneration:
 
             self.space = hnswlib.Index(space="cosine", dim=meta["dimension"])
             self.space.load_index(str(generation.folder / "vectors.hnsw"), max_elements=len(self.ids))
+
+    def embedded(self, level: int) -> int:
+        """How many nodes of a level have vectors in this generation (fewer
+        than there are while stage 1 is still embedding a new book)."""
+        return len({node_id for node_id, node_level in zip(self.ids, self.levels) if node_level == level})
 
     def _open_text_index(self, path: Path):
         import tantivy
