@@ -338,17 +338,21 @@ def _index_process(home: Path, *args: str) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True, env={**os.environ, "CHAPTERHOUSE_HOME": str(home)})
 
 
-def _kill_when(process: subprocess.Popen, pattern: str, timeout: float = 180) -> None:
+def _kill_when(process: subprocess.Popen, *patterns: str, timeout: float = 180) -> None:
+    """Kill the process once its progress has shown each pattern, in order."""
     deadline = time.time() + timeout
+    waiting = list(patterns)
     for line in process.stderr:
-        if re.search(pattern, line):
-            process.send_signal(signal.SIGKILL)
-            process.wait(10)
-            return
+        if re.search(waiting[0], line):
+            waiting.pop(0)
+            if not waiting:
+                process.send_signal(signal.SIGKILL)
+                process.wait(10)
+                return
         if time.time() > deadline:
             break
     process.kill()
-    pytest.fail(f"never saw {pattern!r} in the indexer's progress")
+    pytest.fail(f"never saw {waiting[0]!r} in the indexer's progress")
 
 
 @pytest.mark.skipif(os.name != "posix", reason="SIGKILL is POSIX")
@@ -357,8 +361,12 @@ def test_killed_mid_stage_resumes_without_redoing_or_duplicating(tmp_path, fixtu
     library = Library(home)
     book_id = library.import_book(fixtures / "three-chapters.txt").book_id
 
-    # Killed in stage 1, after chapter 1 was committed.
+    # Killed in stage 1, after chapter 1 was cut.
     _kill_when(_index_process(home, book_id, "--stage", "1"), r"stage 1/4 .*Chapter 2")
+    # Killed again once the whole book was cut and published, after chapter 1's vectors were committed.
+    _kill_when(_index_process(home, book_id, "--stage", "1"), r"searchable by words", r"stage 1/4 .*Chapter 2")
+    status = BookIndexer(Library(home), book_id).status()
+    assert status["searchable"] and status["stage_reached"] == 0 and status["stages"]["1"]["done"] == 1
     # Killed at a few moments of a second attempt, wherever it has got to.
     for delay in (0.4, 1.2):
         process = _index_process(home, book_id, "--stage", "1")
