@@ -87,22 +87,33 @@ class LibraryView(QWidget):
         layout.addLayout(buttons)
         self._rows: dict[str, int] = {}
         self._stages: dict[str, int] = {}
+        self._words_only: set[str] = set()  # stage 0 books searchable by their words
         self._active: set[str] = set()  # books indexing or waiting their turn
         self.target_stage = 4
         self.table.itemSelectionChanged.connect(self._update_buttons)
         self._update_buttons()
 
+    def stage_name(self, book_id: str, stage: int) -> str:
+        if stage == 0 and book_id in self._words_only:
+            return "searchable by its words (stage 1 unfinished)"
+        return STAGE_NAMES.get(stage, f"stage {stage}")
+
+    def mark_searchable(self, book_id: str) -> None:
+        """A book whose stage 1 has published its words (its vectors may be unmade)."""
+        self._words_only.add(book_id)
+
     def show_books(self, books: list[tuple], indexing: str | None = None) -> None:
-        """books: (BookSummary, stage reached) pairs."""
+        """books: (BookSummary, stage reached[, searchable]) tuples."""
         selected = self.selected_book()
         self.table.setRowCount(0)
         self._rows.clear()
-        for summary, stage in books:
+        self._words_only = {summary.book_id for summary, _stage, *searchable in books if searchable and searchable[0]}
+        for summary, stage, *_ in books:
             row = self.table.rowCount()
             self.table.insertRow(row)
             size = f"{summary.characters / 1e6:.1f} M characters" if summary.characters >= 1e6 else \
                 f"{summary.characters // 1000:,} k characters"
-            cells = [summary.title, summary.author or "", size, STAGE_NAMES.get(stage, f"stage {stage}"), ""]
+            cells = [summary.title, summary.author or "", size, self.stage_name(summary.book_id, stage), ""]
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setData(BOOK_ID_ROLE, summary.book_id)
@@ -135,7 +146,7 @@ class LibraryView(QWidget):
 
     def set_stage(self, book_id: str, stage: int) -> None:
         self._stages[book_id] = stage
-        self.set_status(book_id, STAGE_NAMES.get(stage, f"stage {stage}"))
+        self.set_status(book_id, self.stage_name(book_id, stage))
         self._update_buttons()
 
     def set_active(self, book_ids: set[str]) -> None:

@@ -39,7 +39,7 @@ from .ask_panel import AskPanel
 from .contents_view import ContentsView
 from .find_bar import FindBar
 from .indexing import IndexingManager
-from .library_view import STAGE_NAMES, LibraryView, describe_progress
+from .library_view import LibraryView, describe_progress
 from .reader_view import DocumentBuilder, ReaderView
 from .tasks import QUICK, URGENT, TaskRunner
 
@@ -268,8 +268,8 @@ class MainWindow(QMainWindow):
         def listed(books):
             self._restarting = False
             self._show_books(books)
-            self.indexing.resume_unfinished({summary.book_id: stage for summary, stage in books})
-            ready = [summary.book_id for summary, stage in books if stage >= max(1, self.indexing.target_stage)]
+            self.indexing.resume_unfinished({summary.book_id: stage for summary, stage, _ in books})
+            ready = [summary.book_id for summary, stage, _ in books if stage >= max(1, self.indexing.target_stage)]
             if ready:
                 self.tasks.submit(lambda context: self._lacking_sentence_vectors(ready), name="Checking the indexes",
                                   lane=QUICK, on_success=self.indexing.refresh, on_error=self._error)
@@ -304,10 +304,11 @@ class MainWindow(QMainWindow):
         return [book_id for book_id in book_ids if lacks_sentence_vectors(self.library, book_id)]
 
     def _read_library(self, context) -> list[tuple]:
-        """Every book with the stage its index has reached (in a worker); a
-        book that other models than the settings' built counts as at a lower
-        stage (engine.index.indexer.stage_in_use), so it is indexed again."""
-        from engine.index.indexer import stage_in_use
+        """Every book with the stage its index has reached and whether it can
+        be searched (in a worker); a book that other models than the
+        settings' built counts as at a lower stage
+        (engine.index.indexer.stage_in_use), so it is indexed again."""
+        from engine.index.indexer import is_searchable, stage_in_use
         from engine.llm.errors import ModelError
         from engine.llm.settings import ModelSettings
 
@@ -316,14 +317,17 @@ class MainWindow(QMainWindow):
         except ModelError:
             settings = None  # unreadable settings are reported when a model is opened
         specs: dict = {}  # what the settings name, worked out once for all the books
-        return [(summary, stage_in_use(self.library, summary.book_id, settings, specs))
-                for summary in self.library.list_books()]
+        books = []
+        for summary in self.library.list_books():
+            stage = stage_in_use(self.library, summary.book_id, settings, specs)
+            books.append((summary, stage, stage >= 1 or is_searchable(self.library, summary.book_id)))
+        return books
 
     def _show_books(self, books) -> None:
-        self._statuses = {summary.book_id: stage for summary, stage in books}
-        self._titles.update({summary.book_id: summary.title for summary, _ in books})
+        self._statuses = {summary.book_id: stage for summary, stage, _ in books}
+        self._titles.update({summary.book_id: summary.title for summary, *_ in books})
         self.library_view.show_books(books)
-        summaries = [summary for summary, _ in books]
+        summaries = [summary for summary, *_ in books]
         self.tasks.submit(lambda context: self._reading_progress(summaries), name="Reading how far each book is read",
                           lane=QUICK, on_success=self.library_view.set_read, on_error=lambda _message: None)
         for book_id, state in self.indexing.states.items():
@@ -528,6 +532,7 @@ class MainWindow(QMainWindow):
             self.indexing.pause()
 
     def _index_searchable(self, book_id: str) -> None:
+        self.library_view.mark_searchable(book_id)
         if self._pause_when_searchable == book_id:
             self._pause_when_searchable = None
             if self.ask_panel.busy():
@@ -624,7 +629,7 @@ class MainWindow(QMainWindow):
         self.cancel_index.show()
 
     def _index_queued(self, book_id: str, stage: int) -> None:
-        self.library_view.set_status(book_id, f"{STAGE_NAMES.get(stage, f'stage {stage}')}; waiting its turn")
+        self.library_view.set_status(book_id, f"{self.library_view.stage_name(book_id, stage)}; waiting its turn")
         self._update_active()
 
     def _index_stage(self, book_id: str, stage: int) -> None:
@@ -652,7 +657,7 @@ class MainWindow(QMainWindow):
     def _show_waiting(self, book_id: str) -> None:
         stage = self._statuses.get(book_id, 0)
         self.library_view.set_status(
-            book_id, f"{STAGE_NAMES.get(stage, f'stage {stage}')}; waiting for another Chapterhouse process",
+            book_id, f"{self.library_view.stage_name(book_id, stage)}; waiting for another Chapterhouse process",
             "Another Chapterhouse process (the chapterhouse index command, say) is indexing this book; "
             "indexing goes on here when it stops.")
 
@@ -663,7 +668,7 @@ class MainWindow(QMainWindow):
 
     def _show_failed(self, book_id: str) -> None:
         stage = self._statuses.get(book_id, 0)
-        self.library_view.set_status(book_id, f"{STAGE_NAMES.get(stage, f'stage {stage}')}; stopped by an error")
+        self.library_view.set_status(book_id, f"{self.library_view.stage_name(book_id, stage)}; stopped by an error")
 
     def _stop_current_indexing(self) -> None:
         if self.indexing.current:

@@ -677,10 +677,20 @@ def test_a_book_just_dropped_answers_by_its_words_before_its_vectors_are_made(qt
     assert paused == [True]  # the rest of stage 1 waits for the answer
     assert result["meaning_share"] == 0.0 and result["digest"] and result["parts"][0]["passages"]
     assert re.fullmatch(r"Evidence in \d+ ms by words only \(the book is still being indexed\)\.", panel.status.text())
-    qtbot.waitUntil(lambda: window.library_view.table.item(window.library_view._rows[book_id], 3).text().startswith(
-        "searchable by its words; indexing stage 1 of 4: passages"), timeout=10000)
+    def index_text():
+        return window.library_view.table.item(window.library_view._rows[book_id], 3).text()
+
+    qtbot.waitUntil(lambda: index_text().startswith(
+        "searchable by its words; indexing stage 1 of 4: passages"), timeout=10000)  # resumed after the answer
+    # Stopped there, the library still says it can be searched, as it will after a restart.
+    window._stop_current_indexing()
+    qtbot.waitUntil(lambda: bool(finished), timeout=20000)
+    assert finished == [(book_id, 0, True)]
+    assert index_text() == "searchable by its words (stage 1 unfinished)"
+    assert [searchable for summary, stage, searchable in window._read_library(None)
+            if summary.book_id == book_id] == [True]
     with qtbot.waitSignal(window.indexing.finished, timeout=300000) as indexed:
-        pass  # resumed once the answer was in
+        window.indexing.enqueue(book_id)
     assert indexed.args == [book_id, 1, False]
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as answered:
         panel.ask()

@@ -566,6 +566,12 @@ def stage_reached(library, book_id: str) -> int:
     return stage
 
 
+def is_searchable(library, book_id: str) -> bool:
+    """Whether a book's index has been published (its words at least), read
+    from the pointer file alone: cheap enough for listing a whole library."""
+    return current_generation(library.folder(book_id) / "index") is not None
+
+
 def stage_in_use(library, book_id: str, settings, specs: dict | None = None) -> int:
     """stage_reached, but lower where the settings now name other models than
     those that built the index, so the book is queued again: 0 when another
