@@ -56,19 +56,7 @@ class AnswerSession:
         """Build stage 1 if the book has no index yet; returns the stage reached.
         When another thread or process is already building it (the app's
         background indexing), wait for its stage 1 to land instead of racing it."""
-        cancel = cancel or CancelToken()
-        while self.indexer.status()["stage_reached"] < 1:
-            if self.indexer.lock.acquire(timeout=0.25):
-                self.indexer.lock.release()
-                try:
-                    self.indexer.run(up_to=1, progress=progress, cancel=cancel)
-                except IndexingBusy:
-                    time.sleep(0.25)
-                if cancel.cancelled:
-                    break
-            elif cancel.cancelled:
-                break
-        self._context = None
+        self._build_or_wait(lambda status: status["stage_reached"] >= 1, progress, cancel, words_only=False)
         return self.indexer.status()["stage_reached"]
 
     def ensure_searchable(self, progress=None, cancel: CancelToken | None = None) -> bool:
@@ -76,17 +64,21 @@ class AnswerSession:
         vectors to the indexing that goes on meanwhile; or, when another
         thread or process is building its stage 1, wait until that one has
         published the words. Returns whether the book can be searched."""
+        self._build_or_wait(lambda status: status["searchable"], progress, cancel, words_only=True)
+        return self.indexer.status()["searchable"]
+
+    def _build_or_wait(self, ready, progress, cancel: CancelToken | None, words_only: bool) -> None:
         cancel = cancel or CancelToken()
-        while not self.indexer.status()["searchable"] and not cancel.cancelled:
+        while not ready(self.indexer.status()) and not cancel.cancelled:
             if self.indexer.lock.acquire(timeout=0.25):
                 self.indexer.lock.release()
                 try:
-                    self.indexer.run(up_to=1, progress=progress, cancel=cancel, words_only=True)
-                    break  # a book with no text to cut publishes nothing: do not loop on it
+                    self.indexer.run(up_to=1, progress=progress, cancel=cancel, words_only=words_only)
                 except IndexingBusy:
                     time.sleep(0.25)
+                    continue
+                break  # done, stopped, or a book with no text to cut: do not loop on it
         self._context = None
-        return self.indexer.status()["searchable"]
 
     def refresh(self) -> None:
         """Pick up index stages that landed since the context was loaded
