@@ -432,3 +432,40 @@ def test_another_process_indexing_the_book_is_waited_for_not_raced(chapterhouse_
     assert session.ensure_indexed() == 1
     assert stage_reached(library, book_id) == 1
     assert session.context.search.bm25("bit and bridle", levels=[1], k=1)
+
+
+def test_a_question_does_not_wait_on_a_build_running_in_this_process(library, fixtures, embedder):
+    """The app's background job may hold the book's builder lock through all
+    four stages; a question must get IndexingBusy at once (and then wait only
+    for what it needs), never queue behind that whole run."""
+    import threading
+    import time
+
+    from engine.answer.session import AnswerSession
+    from engine.index.indexer import IndexingBusy
+
+    book_id = library.import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    words_published, finish = threading.Event(), threading.Event()
+
+    def background_progress(event):
+        if event.searchable:
+            words_published.set()
+            finish.wait(60)  # the rest of the background run, held open
+
+    background = threading.Thread(target=lambda: BookIndexer(library, book_id, embedder=embedder).run(
+        up_to=1, progress=background_progress))
+    background.start()
+    try:
+        assert words_published.wait(60)
+        started = time.perf_counter()
+        with pytest.raises(IndexingBusy, match=r"^Black Beauty: this book is being indexed here already$"):
+            BookIndexer(library, book_id, embedder=embedder).run(up_to=1, wait=False)
+        session = AnswerSession(library, book_id, embedder=embedder)
+        assert session.ensure_searchable() is True
+        assert time.perf_counter() - started < 5
+        assert session.context.search.bm25("bit and bridle", levels=[1], k=1)
+        assert background.is_alive()  # still holding the lock: nobody waited for it
+    finally:
+        finish.set()
+        background.join(60)
+    assert BookIndexer(library, book_id, embedder=embedder).status()["stage_reached"] == 1

@@ -70,14 +70,14 @@ class AnswerSession:
     def _build_or_wait(self, ready, progress, cancel: CancelToken | None, words_only: bool) -> None:
         cancel = cancel or CancelToken()
         while not ready(self.indexer.status()) and not cancel.cancelled:
-            if self.indexer.lock.acquire(timeout=0.25):
-                self.indexer.lock.release()
-                try:
-                    self.indexer.run(up_to=1, progress=progress, cancel=cancel, words_only=words_only)
-                except IndexingBusy:
-                    time.sleep(0.25)
-                    continue
-                break  # done, stopped, or a book with no text to cut: do not loop on it
+            try:
+                # Never wait on the lock itself: the background job holding it may
+                # go on to stage 4, while the question needs only what `ready` asks.
+                self.indexer.run(up_to=1, progress=progress, cancel=cancel, words_only=words_only, wait=False)
+            except IndexingBusy:
+                time.sleep(0.25)
+                continue
+            break  # done, stopped, or a book with no text to cut: do not loop on it
         self._context = None
 
     def refresh(self) -> None:

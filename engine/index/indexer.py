@@ -194,15 +194,19 @@ class BookIndexer:
     # ------------------------------------------------------------ running
 
     def run(self, up_to: int = 4, progress: Callable[[Progress], None] | None = None,
-            cancel: CancelToken | None = None, words_only: bool = False) -> RunResult:
+            cancel: CancelToken | None = None, words_only: bool = False, wait: bool = True) -> RunResult:
         """Build the stages up to `up_to`. With `words_only`, stop once the
         book can be searched by its words (stage 1 cut and published, its
-        vectors not made yet): what a question on a new book waits for."""
+        vectors not made yet): what a question on a new book waits for.
+        Without `wait`, a build already running in this process raises
+        IndexingBusy at once instead of being waited for to its end."""
         if not self.store.writable:
             # Opened on a disk that took no writes: it may have been freed since.
             # The read-only store is left open for whoever still reads from it.
             self.store = self._writable_store()
-        with self.lock:
+        if not self.lock.acquire(blocking=wait):
+            raise IndexingBusy(f"{self.book.title}: this book is being indexed here already")
+        try:
             # The thread lock orders this process's builders; the file lock
             # keeps other processes out. The OS drops it when its holder dies,
             # so a killed run leaves nothing stale behind.
@@ -218,6 +222,8 @@ class BookIndexer:
                 return self._run(up_to, progress, cancel or CancelToken(), words_only)
             finally:
                 others.release()
+        finally:
+            self.lock.release()
 
     @property
     def lock(self) -> threading.Lock:
