@@ -96,6 +96,9 @@ class MainWindow(QMainWindow):
         self._statuses: dict[str, int] = {}
         self._pause_when_searchable: str | None = None  # a question waits for this book's words
         self._titles: dict[str, str] = {}  # for progress lines, without a file read per event
+        # Removed in this run: a listing read before the removal must not
+        # show them again, nor queue them for indexing.
+        self._removed: set[str] = set()
         self._restarting = False  # new settings stopped indexing, and it resumes as soon as they apply
         self.setWindowTitle("Chapterhouse")
         self.setAcceptDrops(True)
@@ -267,6 +270,7 @@ class MainWindow(QMainWindow):
         """Show the library and pick up indexing left unfinished last time."""
         def listed(books):
             self._restarting = False
+            books = self._still_present(books)
             self._show_books(books)
             self.indexing.resume_unfinished({summary.book_id: stage for summary, stage, _ in books})
             ready = [summary.book_id for summary, stage, _ in books if stage >= max(1, self.indexing.target_stage)]
@@ -323,7 +327,11 @@ class MainWindow(QMainWindow):
             books.append((summary, stage, stage >= 1 or is_searchable(self.library, summary.book_id)))
         return books
 
+    def _still_present(self, books) -> list[tuple]:
+        return [entry for entry in books if entry[0].book_id not in self._removed]
+
     def _show_books(self, books) -> None:
+        books = self._still_present(books)
         self._statuses = {summary.book_id: stage for summary, stage, _ in books}
         self._titles.update({summary.book_id: summary.title for summary, *_ in books})
         self.library_view.show_books(books)
@@ -354,6 +362,7 @@ class MainWindow(QMainWindow):
         )
 
     def _imported(self, result) -> None:
+        self._removed.discard(result.book_id)  # imported again after a removal
         self._titles[result.book_id] = result.summary.title
         self.statusBar().showMessage(f"{'Imported' if result.created else 'Already in the library'}: "
                                      f"{result.summary.title}", 5000)
@@ -371,6 +380,7 @@ class MainWindow(QMainWindow):
     def remove_book(self, book_id: str) -> None:
         from engine.index.indexer import builder_lock
 
+        self._removed.add(book_id)
         self.indexing.cancel_book(book_id)
         if self._opening == book_id:
             self._opening = None
@@ -419,8 +429,12 @@ class MainWindow(QMainWindow):
                 journal.close()
             return book, (position, read_to), history  # where the reader is, how far they have read
 
-        self.tasks.submit(load, name="Opening the book", lane=URGENT, on_success=self._write_book,
-                          on_error=self._error)
+        def failed(message: str) -> None:
+            # A book removed, or another asked for, while this one loaded: nothing to say.
+            if self._opening == book_id:
+                self._error(message)
+
+        self.tasks.submit(load, name="Opening the book", lane=URGENT, on_success=self._write_book, on_error=failed)
 
     def _write_book(self, loaded) -> None:
         """Lay the loaded book into a document here, by slices between events
@@ -663,6 +677,8 @@ class MainWindow(QMainWindow):
 
     def _index_failed(self, book_id: str, message: str) -> None:
         self._index_finished(book_id, self._statuses.get(book_id, 0), False)
+        if book_id in self._removed:
+            return  # it failed because the book is gone, as the reader asked
         self._show_failed(book_id)
         self.banner.show_message(message)
 

@@ -937,3 +937,34 @@ def test_the_open_book_is_indexed_next(qtbot, fixtures):
     window.indexing.cancel_all()
     qtbot.waitUntil(lambda: not window.indexing.busy(), timeout=30000)
     window.close()
+
+
+def test_a_book_removed_while_it_opens_is_dropped_without_a_message(qtbot, fixtures, monkeypatch):
+    """Removed while it loads, and while the library listing read at start
+    is on its way: no error, and the stale listing neither shows the book
+    again nor queues it for indexing."""
+    library = Library()
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    window = _window(qtbot)
+    removed = threading.Event()
+    load = window.library.load
+
+    def load_after_the_removal(wanted):
+        removed.wait(60)
+        return load(wanted)  # the folder is gone by now
+
+    monkeypatch.setattr(window.library, "load", load_after_the_removal)
+    rows_shown, queued = [], []
+    window.libraryChanged.connect(lambda: rows_shown.append(window.library_view.table.rowCount()))
+    window.indexing.queued.connect(lambda queued_id, _stage: queued.append(queued_id))
+    window.open_book(book_id)
+    window.remove_book(book_id)  # before the start's listing reaches the window
+    qtbot.waitUntil(lambda: window.library.list_books() == [], timeout=120000)
+    removed.set()
+    qtbot.waitUntil(lambda: not window.tasks.busy() and not window.indexing.busy(), timeout=10000)
+    qtbot.wait(100)  # the failed load's signal, if any, has been delivered
+    assert not window.banner.isVisible(), window.banner.label.text()
+    assert window.book is None and window.pages.currentIndex() == 0
+    assert book_id not in queued
+    assert rows_shown and not any(rows_shown)
+    window.close()
