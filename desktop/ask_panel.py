@@ -369,8 +369,9 @@ class AskPanel(QWidget):
         body = answer or "<i>\u2026</i>"
         answer_block = f"<h4>{heading}</h4><p>{body}</p>" if (answer or streaming) else ""
         if not streaming and not answer and result.get("discarded_draft"):
-            answer_block = ("<p><i>The model's draft only restated the question, so it is not shown: "
-                            "the evidence above is the answer.</i></p>")
+            what, where = ("draft", "above") if draft else ("answer", "below")
+            answer_block = (f"<p><i>The model's {what} only restated the question, so it is not shown: "
+                            f"the evidence {where} is the answer.</i></p>")
         if not streaming and result.get("written") is False and result.get("digest"):
             answer_block = "<p><i>Evidence only, as set in Settings › Answers: no model answer.</i></p>"
         evidence_block = f"<h4>Evidence</h4>{digest_html}" if digest_html else ""
@@ -468,7 +469,9 @@ def _digest_payload(session, lines, retrieval) -> dict:
             {"id": n.id, "section": n.section, "label": labels.get(n.section, ""), "start": n.start, "end": n.end,
              "text": n.text} for n in part.passages]} for part in retrieval.parts],
         "plan": retrieval.plan.as_dict(),
-        "lead": "digest",
+        # Known before the first word, so a capable model's answer streams
+        # above the evidence rather than jumping there when it ends.
+        "lead": "answer" if session.answer_leads else "digest",
         "written": session.writes_answers,
         "reading_limit": session.context.reading_limit(retrieval.until),
         "meaning_share": round(retrieval.meaning_share, 3),

@@ -165,7 +165,6 @@ DRAFT_RESTATED = "[this draft only restates the question, so the app does not sh
 
 def run_ask(args) -> int:
     from .answer.digest import digest_markdown
-    from .llm.generator import is_small
     from .llm.types import CancelToken
     import signal
 
@@ -183,8 +182,8 @@ def run_ask(args) -> int:
             if not session.writes_answers:
                 print("\n(Evidence only, as --answers or the settings ask: no model answer.)")
                 return
-            small = session.generator is not None and is_small(session.generator)
-            print("\nDraft answer (the default model is tiny; see the evidence above):" if small else "\nAnswer:")
+            print("\nAnswer:" if session.answer_leads else
+                  "\nDraft answer (the default model is tiny; see the evidence above):")
             sys.stdout.flush()
 
     def on_text(piece):

@@ -283,7 +283,7 @@ def test_evidence_only_answers_load_no_model(session):
     assert ModelSettings.load(session.library.root / "models.json").answers == "evidence"
     evidence_only = AnswerSession(session.library, session.book_id, settings=settings,
                                   embedder=session.context.search.embedder)
-    assert not evidence_only.writes_answers
+    assert not evidence_only.writes_answers and not evidence_only.answer_leads  # said without a model
     digests, pieces = [], []
     result = evidence_only.ask("What did the old horse say about the hare and the dogs?",
                                on_digest=lambda lines, found: digests.append(lines), on_text=pieces.append)
@@ -547,10 +547,12 @@ def test_not_found_retries_once_with_more_passages_unless_it_is_a_draft(session)
     question = 'Reply with the two words "not found" and nothing else: what colour is the moon in this book?'
     draft = session.ask(question, budget=2)
     assert draft.lead == "digest" and not draft.retried  # the digest already shows all that was found
+    assert not session.answer_leads
     generator = session.generator
     saved, generator.parameters = generator.parameters, None  # a generator of unknown size counts as capable
     first = []
     try:
+        assert session.answer_leads
         capable = session.ask(question, budget=2, on_digest=lambda digest, found: first.append(found))
     finally:
         generator.parameters = saved

@@ -968,3 +968,26 @@ def test_a_book_removed_while_it_opens_is_dropped_without_a_message(qtbot, fixtu
     assert book_id not in queued
     assert rows_shown and not any(rows_shown)
     window.close()
+
+
+def test_a_capable_models_answer_streams_above_the_evidence(qtbot, fixtures, monkeypatch):
+    """With a model of 1B parameters or more the answer leads, from its first
+    word: the page never shows it as a small model's draft under the digest."""
+    from engine.llm import generator as generator_module
+
+    monkeypatch.setattr(generator_module, "SMALL_MODEL_PARAMETERS", 0)  # the 135M stands in for a 3-4B model
+    window = _window(qtbot)
+    _import_and_index(qtbot, window, fixtures / "three-chapters.txt")
+    panel = window.ask_panel
+    pages = []
+    panel.answer_view.textChanged.connect(lambda: pages.append(panel.answer_view.toPlainText().splitlines()))
+    panel.question.setText(QUESTION)
+    with qtbot.waitSignal(panel.answerFinished, timeout=240000) as finished:
+        panel.ask()
+    result = finished.args[0]
+    assert result["lead"] == "answer"
+    both = [lines for lines in pages if "Answer" in lines and "Evidence" in lines]
+    assert both, "the answer never streamed beside the evidence"
+    assert all(lines.index("Answer") < lines.index("Evidence") for lines in both)
+    assert not any(line.startswith("Draft answer") for lines in pages for line in lines)
+    window.close()

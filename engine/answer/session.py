@@ -127,6 +127,13 @@ class AnswerSession:
         (the settings' "answers"); when not, no generator is even loaded."""
         return self.indexer.settings.answers == "model"
 
+    @property
+    def answer_leads(self) -> bool:
+        """Whether the model's answer leads, above the evidence: only from a
+        capable generator. A small one's answer is a draft under the digest,
+        and with answers off there is none (nor a model loaded to decide)."""
+        return self.writes_answers and not is_small(self.generator)
+
     def ask(self, question: str, budget: int = 12, planner: str = "auto", cancel: CancelToken | None = None,
             on_digest=None, on_text=None, on_retry=None, on_reading=None, until: int | None = None) -> AnswerResult:
         """Plan, retrieve, digest, answer. `on_digest` gets the digest as soon as
@@ -163,7 +170,7 @@ class AnswerSession:
                 retried=False, digest=digest, retrieval=retrieval, plan=plan, cancelled=cancel.cancelled,
                 labels=labels, written=False, timings=timings(None), reading_limit=limit,
                 tokens={"prompt": 0, "processed": 0, "generated": 0})
-        draft = is_small(self.generator)
+        draft = not self.answer_leads
         shown = DRAFT_PASSAGES if draft else None
         generated = generate_answer(self.generator, self.context, retrieval, cancel, on_text, shown, on_reading)
         retried = False
