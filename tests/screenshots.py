@@ -42,7 +42,6 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     suffix = ("-dark" if args.dark else "") + (f"-x{args.scale:g}" if args.scale != 1.0 else "")
 
-    from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtGui import QColor, QPalette
 
     from desktop.app import create_application

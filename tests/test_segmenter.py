@@ -3,8 +3,6 @@ real run on the embedded default model."""
 
 from __future__ import annotations
 
-import pytest
-
 from engine.index.indexer import BookIndexer
 from engine.index.segmenter import SegmentationStats, _validated
 from engine.llm import ModelSettings, open_embedder, open_generator
