@@ -428,6 +428,20 @@ def test_ask_command_streams_evidence_then_the_draft_and_reports_json(chapterhou
     assert "Draft answer" not in evidence.stdout and "first token" not in evidence.stdout
 
 
+def test_the_ask_command_heads_a_capable_models_answer_as_the_answer(chapterhouse_home, fixtures, monkeypatch,
+                                                                     capsys):
+    import engine.answer.session
+    from engine.cli import main
+
+    # The embedded 135M stands in for a capable model: only the size check is told otherwise.
+    monkeypatch.setattr(engine.answer.session, "is_small", lambda generator: False)
+    assert main(["ask", str(fixtures / "three-chapters.txt"), "What did the old horse say about the hare?",
+                 "--planner", "code", "--budget", "2"]) == 0
+    printed = capsys.readouterr().out
+    assert "Draft answer" not in printed
+    assert printed.index("Evidence:") < printed.index("\nAnswer:\n") < printed.index("first token")
+
+
 def test_eval_harness_reports_recall_baselines_and_ablations(tmp_path, fixtures, chapterhouse_home):
     books = tmp_path / "books"
     books.mkdir()
