@@ -85,6 +85,8 @@ def test_retrieval_respects_the_budget_the_section_cap_and_the_parts(session):
     question = "What did the old horse say about the hare, and how was the young horse broken in with a bit?"
     plan = session.plan(question)
     assert len(plan.parts) == 2
+    chapters = len(session.context.book.sections)
+    assert chapters == 3
     for budget in (4, 6, 12):
         found = retrieve(plan, session.context, budget=budget)
         passages = found.passages
@@ -92,7 +94,14 @@ def test_retrieval_respects_the_budget_the_section_cap_and_the_parts(session):
         counts = {}
         for node in passages:
             counts[node.section] = counts.get(node.section, 0) + 1
-        assert max(counts.values()) <= MAX_PER_SECTION
+        if budget <= MAX_PER_SECTION * chapters:
+            assert max(counts.values()) <= MAX_PER_SECTION
+        else:
+            # Three chapters cannot take 12 passages two at a time: the budget
+            # is spent all the same (11 of the excerpt's 12 passages), still
+            # spread over the chapters.
+            assert len(passages) > MAX_PER_SECTION * chapters
+            assert max(counts.values()) <= -(-budget // chapters)
         assert all(part.passages for part in found.parts)
         book = session.context.book
         assert all(node.text == book.text[node.start:node.end] for node in passages)
@@ -106,6 +115,31 @@ def test_retrieval_respects_the_budget_the_section_cap_and_the_parts(session):
     assert result.seconds < 0.5
     off = retrieve(plan, session.context, budget=6, features=Features(anchors=False, rare_words=False))
     assert off.passages
+
+
+def test_a_book_without_chapters_gets_the_whole_budget(tmp_path):
+    """A text with no headings is one section: the cap of two passages a
+    section left it two passages of evidence out of 12."""
+    from engine.store import Library
+
+    text = (ROOT / "tests" / "fixtures" / "black-beauty-excerpt.txt").read_text()
+    body = re.sub(r"^0\d [A-Z].*$", "", text[text.index("01 My Early Home"):], flags=re.M)
+    (tmp_path / "no-chapters.txt").write_text(body)
+    library = Library(tmp_path / "home")
+    book_id = library.import_book(tmp_path / "no-chapters.txt").book_id
+    answering = AnswerSession(library, book_id, generator=None, embedder=open_embedder(ModelSettings()))
+    answering.ensure_indexed()
+    assert len(answering.context.book.sections) == 1
+    passages = len(answering.context.section_of)
+    for budget in (6, 12):
+        found = answering.retrieve("What did the old horse say about the hare?", budget=budget)
+        assert len(found.passages) == min(budget, passages) > MAX_PER_SECTION
+    several = answering.retrieve("In which chapters does the horse hear each of the warnings again and again?",
+                                 budget=6)
+    assert several.plan.parts[0].several and len(several.passages) == 6
+    early = answering.retrieve("What did the old horse say about the hare?", budget=6,
+                               until=answering.context.book.text.index("found a hare"))
+    assert len(early.passages) > MAX_PER_SECTION
 
 
 def test_a_passage_the_readers_position_cuts_through_ranks_on_its_read_part_only(session):

@@ -8,7 +8,9 @@ part best. The lists are fused by reciprocal rank fusion. Parts then take
 turns picking their best passage, so every part gets its share of the
 budget, under two caps: at most two passages from one section, and one per
 section for a part that asks for several instances (three coughs are in
-three chapters). Up to a reader's position (`until`), nothing after it is
+three chapters). A budget those caps cannot spend (a book of five
+sections, a reader still in chapter 2) goes to more from the same sections.
+Up to a reader's position (`until`), nothing after it is
 shown: no spoilers. A passage the position cuts through is kept up to it (a
 reader on the first page has no whole passage behind them yet).
 """
@@ -131,17 +133,19 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     # question whose best passages crowd into one section is about one scene:
     # there rank order wins (GutenQA Emma hit@5 0.63 -> 0.70, the
     # cross-chapter set unchanged).
-    cap = MAX_PER_SECTION
-    if until is not None:
-        # A reader early in the book has few sections behind them: the caps,
-        # meant to spread the budget over the book, would leave it unspent.
-        # So the per-section cap widens, and a last round lets a part asking
-        # for several instances take more than one from a section.
-        begun = [section for section in context.sections_begun(until) if section is not None]
-        cap = max(MAX_PER_SECTION, -(-budget // max(1, len(begun))))
+    # A book of few sections (A Christmas Carol has five staves), or a reader
+    # early in a book, cannot spend the budget at two passages a section: the
+    # budget left after the usual rounds goes to more from the same sections,
+    # and a part asking for several instances may then take more than one
+    # from a section.
+    begun = context.sections_begun(until)
+    sections = [s.ordinal for s in context.book.sections] if begun is None else [s for s in begun if s is not None]
+    cap = max(MAX_PER_SECTION, -(-budget // max(1, len(sections))))
     # (cap on passages per section, whether a "several" part takes one per section)
-    rounds = [(cap, True)] if _concentrated(plan, rankings) else [(1, True), (cap, True)]
-    if until is not None:
+    rounds = [(cap, True)] if _concentrated(plan, rankings) else [(1, True), (MAX_PER_SECTION, True)]
+    if cap > MAX_PER_SECTION:
+        rounds.append((cap, True))
+    if cap > MAX_PER_SECTION or until is not None:
         rounds.append((cap, False))
     for section_cap, one_per_section_for_several in rounds:
         cursors = [0] * len(parts)
