@@ -517,15 +517,18 @@ def _answer_html(answer: str, citations: list[dict]) -> str:
     return _CITATION.sub(link, escaped).replace("\n", "<br>")
 
 
-def _map_marks(result: dict) -> tuple[set[int], set[int], int | None]:
+def _map_marks(result: dict) -> tuple[set[int], set[int], int | None, list[tuple[int, int, bool]]]:
     """Sections holding evidence, the ones quoted or cited (the digest's
     sentences count as cited, since they are what the reader is shown first),
-    and where the text the answer could use ends."""
+    where the text the answer could use ends, and each evidence passage's
+    span, marked if quoted or cited."""
     evidence = {p["section"] for part in result.get("parts", []) for p in part["passages"]}
     cited = {c["section"] for c in result.get("citations", [])}
     cited |= {line["section"] for line in result.get("digest", [])}
     limit = result.get("reading_limit")
-    return evidence, {s for s in cited if s is not None}, limit["until"] if limit else None
+    quoted = _cited_passages(result)
+    spans = {(p["start"], p["end"], p["id"] in quoted) for part in result.get("parts", []) for p in part["passages"]}
+    return evidence, {s for s in cited if s is not None}, limit["until"] if limit else None, sorted(spans)
 
 
 def _cited_passages(result: dict) -> set[str]:

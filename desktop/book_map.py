@@ -1,7 +1,9 @@
 """The book map: a strip of the book's sections, each as wide as its text,
 marking the ones the evidence comes from (and, darker, the ones the answer
 cites), so a reader sees at a glance that an answer draws on chapters 16,
-24 and 40. An answer limited to what the reader has read shows the rest of
+24 and 40. A tick at the foot of a band shows where in it a passage lies: in a
+book of five staves, or one with no chapters at all, the bands alone would
+say little. An answer limited to what the reader has read shows the rest of
 the book hatched. A click on a section jumps to it."""
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 
 _GAP = 2  # pixels between sections
+_TICK = 5  # height of a passage's tick, in pixels, at the foot of its band
 
 
 class BookMap(QWidget):
@@ -24,6 +27,7 @@ class BookMap(QWidget):
         self.evidence: set[int] = set()
         self.cited: set[int] = set()
         self.read_to: int | None = None  # the answer used the text before this offset only
+        self.passages: list[tuple[int, int, bool]] = []  # evidence passages: start, end, cited
         self.setMouseTracking(True)
         self.setMinimumHeight(26)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
@@ -36,14 +40,24 @@ class BookMap(QWidget):
     def set_book(self, book) -> None:
         self.sections = [(s.ordinal, s.display_name, max(1, s.end - s.start)) for s in book.sections]
         self._starts = [s.start for s in book.sections]
-        self.evidence, self.cited, self.read_to = set(), set(), None
+        self.evidence, self.cited, self.read_to, self.passages = set(), set(), None, []
         self.update()
 
-    def mark(self, evidence: set[int], cited: set[int] | None = None, read_to: int | None = None) -> None:
+    def mark(self, evidence: set[int], cited: set[int] | None = None, read_to: int | None = None,
+             passages: list[tuple[int, int, bool]] | None = None) -> None:
         self.evidence = set(evidence)
         self.cited = set(cited or ())
         self.read_to = read_to
+        self.passages = list(passages or ())
         self.update()
+
+    def x_at(self, offset: int, bands: list[tuple[int, QRectF]] | None = None) -> float | None:
+        """Where a place in the text lies on the strip (None before the first
+        section or with no sections)."""
+        for (_, rect), start, (_, _, length) in zip(bands or self.bands(), self._starts, self.sections):
+            if start <= offset <= start + length:
+                return rect.left() + rect.width() * (offset - start) / length
+        return None
 
     def unread_x(self, bands: list[tuple[int, QRectF]] | None = None) -> float | None:
         """Where the unread part of the strip begins, for an answer limited to
@@ -79,6 +93,17 @@ class BookMap(QWidget):
         for ordinal, rect in bands:
             colour = accent if ordinal in self.cited else light if ordinal in self.evidence else base
             painter.fillRect(rect, colour)
+        for start, end, quoted in self.passages:
+            left, right = self.x_at(start, bands), self.x_at(end, bands)
+            if left is None:
+                continue
+            # On a cited band (the highlight colour) the tick takes the colour
+            # made to be read on it; elsewhere the text's.
+            on_cited = self.section_at(left + 0.5, bands) in self.cited
+            tick = palette.color(palette.ColorRole.HighlightedText if on_cited else palette.ColorRole.Text)
+            tick.setAlpha(255 if quoted else 120)
+            bottom = bands[0][1].bottom()
+            painter.fillRect(QRectF(left, bottom - _TICK, max(2.0, (right or left) - left), _TICK), tick)
         unread = self.unread_x(bands)
         if unread is not None and bands:
             top, bottom = bands[0][1].top(), bands[0][1].bottom()
@@ -96,8 +121,8 @@ class BookMap(QWidget):
                 painter.drawLine(x, round(rect.top()), x, round(rect.bottom()))
         painter.end()
 
-    def section_at(self, x: float) -> int | None:
-        for ordinal, rect in self.bands():
+    def section_at(self, x: float, bands: list[tuple[int, QRectF]] | None = None) -> int | None:
+        for ordinal, rect in bands or self.bands():
             if rect.left() <= x < rect.right() + 0.5:
                 return ordinal
         return None

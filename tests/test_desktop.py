@@ -141,6 +141,27 @@ def test_the_book_map_keeps_a_gap_between_marked_sections(qtbot):
         assert image.pixelColor(round(bands[ordinal].center().x()), middle) != window
 
 
+def test_the_book_map_ticks_where_in_a_section_each_passage_lies(qtbot):
+    book_map, _ = _map_of_three_chapters(qtbot)
+    book_map.mark({2}, cited={2})
+    plain = book_map.grab().toImage()
+    # Chapter 2 runs from 1000 to 2000: one quoted passage in its first half, one not quoted near its end.
+    book_map.mark({2}, cited={2}, passages=[(1200, 1400, True), (1800, 1900, False)])
+    ticked = book_map.grab().toImage()
+    bands = dict(book_map.bands())
+    assert abs(book_map.x_at(1500) - bands[2].center().x()) < 1 and book_map.x_at(-5) is None
+    foot, middle = round(bands[2].bottom()) - 1, plain.height() // 2
+    quoted, other, between = (round(book_map.x_at(offset)) for offset in (1300, 1850, 1600))
+    assert ticked.pixelColor(quoted, foot) != plain.pixelColor(quoted, foot)
+    assert ticked.pixelColor(other, foot) != plain.pixelColor(other, foot)
+    # A quoted passage's tick is stronger than one only retrieved.
+    assert ticked.pixelColor(quoted, foot) != ticked.pixelColor(other, foot)
+    assert ticked.pixelColor(between, foot) == plain.pixelColor(between, foot)  # no passage there
+    assert ticked.pixelColor(quoted, middle) == plain.pixelColor(quoted, middle)  # the band itself as before
+    book_map.mark(set())
+    assert not book_map.passages
+
+
 def test_the_book_map_hatches_what_an_answer_so_far_could_not_use(qtbot):
     book_map, book = _map_of_three_chapters(qtbot)
     book_map.mark({1}, cited={1})

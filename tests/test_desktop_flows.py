@@ -171,6 +171,11 @@ def test_drop_index_ask_stream_follow_a_citation_go_back_and_export(qtbot, fixtu
     panel.question.setText("Another question, being typed")
     assert panel.answer_view.toPlainText().startswith(QUESTION)  # the page says what it answers
     assert panel.book_map.evidence and panel.book_map.cited <= panel.book_map.evidence
+    # Each evidence passage has its tick on the map, the quoted ones marked.
+    spans = {(p["start"], p["end"]) for part in result["parts"] for p in part["passages"]}
+    assert {(start, end) for start, end, _ in panel.book_map.passages} == spans
+    quoted_spans = {(start, end) for start, end, quoted in panel.book_map.passages if quoted}
+    assert any(start <= result["digest"][0]["start"] < end for start, end in quoted_spans)
     assert panel.ask_button.isEnabled() and not panel.stop_button.isEnabled()
 
     # Follow the first quoted sentence's mark: the reader shows it, highlighted.
