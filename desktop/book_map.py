@@ -127,15 +127,27 @@ class BookMap(QWidget):
                 return ordinal
         return None
 
+    def describe(self, x: float) -> str | None:
+        """What the strip shows at x: the section, whether it is cited or
+        holds evidence (and in how many passages), whether it was unread."""
+        ordinal = self.section_at(x)
+        if ordinal is None:
+            return None
+        label = self.sections[ordinal - 1][1]
+        state = " \u2014 cited" if ordinal in self.cited else " \u2014 evidence" if ordinal in self.evidence else ""
+        start, length = self._starts[ordinal - 1], self.sections[ordinal - 1][2]
+        held = sum(1 for passage_start, _, _ in self.passages if start <= passage_start < start + length)
+        if held:
+            state += f" ({held} passage{'s' if held > 1 else ''})"
+        unread = self.unread_x()
+        if unread is not None and x >= unread:
+            state += " \u2014 not read yet, so not used"
+        return f"{label}{state}"
+
     def mouseMoveEvent(self, event) -> None:
-        ordinal = self.section_at(event.position().x())
-        if ordinal is not None:
-            label = self.sections[ordinal - 1][1]
-            state = " \u2014 cited" if ordinal in self.cited else " \u2014 evidence" if ordinal in self.evidence else ""
-            unread = self.unread_x()
-            if unread is not None and event.position().x() >= unread:
-                state += " \u2014 not read yet, so not used"
-            QToolTip.showText(event.globalPosition().toPoint(), f"{label}{state}", self)
+        text = self.describe(event.position().x())
+        if text is not None:
+            QToolTip.showText(event.globalPosition().toPoint(), text, self)
 
     def mousePressEvent(self, event) -> None:
         if event.button() == Qt.MouseButton.LeftButton:

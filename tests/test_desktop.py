@@ -158,6 +158,8 @@ def test_the_book_map_ticks_where_in_a_section_each_passage_lies(qtbot):
     assert ticked.pixelColor(quoted, foot) != ticked.pixelColor(other, foot)
     assert ticked.pixelColor(between, foot) == plain.pixelColor(between, foot)  # no passage there
     assert ticked.pixelColor(quoted, middle) == plain.pixelColor(quoted, middle)  # the band itself as before
+    assert book_map.describe(bands[2].center().x()) == "Chapter 2 \u2014 cited (2 passages)"
+    assert book_map.describe(bands[1].center().x()) == "Chapter 1"
     book_map.mark(set())
     assert not book_map.passages
 
@@ -178,6 +180,8 @@ def test_the_book_map_hatches_what_an_answer_so_far_could_not_use(qtbot):
 
     assert not differs(bands[1].left(), bands[2].center().x() - 2)  # what was read looks as before
     assert differs(bands[3].left() + 2, bands[3].right() - 2)  # the rest is hatched
+    assert book_map.describe(bands[3].center().x()) == "Chapter 3 \u2014 not read yet, so not used"
+    assert book_map.describe(bands[1].center().x()) == "Chapter 1 \u2014 cited"
     book_map.set_book(book)
     assert book_map.read_to is None
 
