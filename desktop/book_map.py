@@ -54,9 +54,14 @@ class BookMap(QWidget):
     def x_at(self, offset: int, bands: list[tuple[int, QRectF]] | None = None) -> float | None:
         """Where a place in the text lies on the strip (None before the first
         section or with no sections)."""
-        for (_, rect), start, (_, _, length) in zip(bands or self.bands(), self._starts, self.sections):
+        placed = self._place(offset, bands or self.bands())
+        return placed[1] if placed else None
+
+    def _place(self, offset: int, bands: list[tuple[int, QRectF]]) -> tuple[int, float] | None:
+        """The section a place in the text is in, and its x on the strip."""
+        for (ordinal, rect), start, (_, _, length) in zip(bands, self._starts, self.sections):
             if start <= offset <= start + length:
-                return rect.left() + rect.width() * (offset - start) / length
+                return ordinal, rect.left() + rect.width() * (offset - start) / length
         return None
 
     def unread_x(self, bands: list[tuple[int, QRectF]] | None = None) -> float | None:
@@ -93,17 +98,19 @@ class BookMap(QWidget):
         for ordinal, rect in bands:
             colour = accent if ordinal in self.cited else light if ordinal in self.evidence else base
             painter.fillRect(rect, colour)
+        foot = bands[0][1].bottom() - _TICK if bands else 0.0
         for start, end, quoted in self.passages:
-            left, right = self.x_at(start, bands), self.x_at(end, bands)
-            if left is None:
+            placed = self._place(start, bands)
+            if placed is None:
                 continue
+            ordinal, left = placed
+            right = self.x_at(end, bands) or left
             # On a cited band (the highlight colour) the tick takes the colour
             # made to be read on it; elsewhere the text's.
-            on_cited = self.section_at(left + 0.5, bands) in self.cited
-            tick = palette.color(palette.ColorRole.HighlightedText if on_cited else palette.ColorRole.Text)
+            tick = palette.color(palette.ColorRole.HighlightedText if ordinal in self.cited
+                                 else palette.ColorRole.Text)
             tick.setAlpha(255 if quoted else 120)
-            bottom = bands[0][1].bottom()
-            painter.fillRect(QRectF(left, bottom - _TICK, max(2.0, (right or left) - left), _TICK), tick)
+            painter.fillRect(QRectF(left, foot, max(2.0, right - left), _TICK), tick)
         unread = self.unread_x(bands)
         if unread is not None and bands:
             top, bottom = bands[0][1].top(), bands[0][1].bottom()
@@ -121,8 +128,8 @@ class BookMap(QWidget):
                 painter.drawLine(x, round(rect.top()), x, round(rect.bottom()))
         painter.end()
 
-    def section_at(self, x: float, bands: list[tuple[int, QRectF]] | None = None) -> int | None:
-        for ordinal, rect in bands or self.bands():
+    def section_at(self, x: float) -> int | None:
+        for ordinal, rect in self.bands():
             if rect.left() <= x < rect.right() + 0.5:
                 return ordinal
         return None

@@ -139,12 +139,13 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     # and a part asking for several instances may then take more than one
     # from a section.
     begun = context.sections_begun(until)
-    sections = [s.ordinal for s in context.book.sections] if begun is None else [s for s in begun if s is not None]
-    cap = max(MAX_PER_SECTION, -(-budget // max(1, len(sections))))
+    sections = len(context.book.sections) if begun is None else sum(1 for s in begun if s is not None)
+    cap = max(MAX_PER_SECTION, -(-budget // max(1, sections)))
     # (cap on passages per section, whether a "several" part takes one per section)
-    rounds = [(cap, True)] if _concentrated(plan, rankings) else [(1, True), (MAX_PER_SECTION, True)]
-    if cap > MAX_PER_SECTION:
-        rounds.append((cap, True))
+    if _concentrated(plan, rankings):
+        rounds = [(cap, True)]
+    else:
+        rounds = [(1, True), (MAX_PER_SECTION, True)] + ([(cap, True)] if cap > MAX_PER_SECTION else [])
     if cap > MAX_PER_SECTION or until is not None:
         rounds.append((cap, False))
     for section_cap, one_per_section_for_several in rounds:
