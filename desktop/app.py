@@ -14,13 +14,13 @@ from engine.paths import config_dir, sample_book_path
 from engine.store import Library
 
 from .main_window import MainWindow
+from .responsiveness import prepare_process
 from .single_instance import claim_or_hand_over
 
 
-def create_application(argv: list[str] | None = None) -> QApplication:
-    # The UI thread waits at most this long for the GIL while a worker runs
-    # Python (5 ms by default; each of a repaint's many Python calls waits anew).
-    sys.setswitchinterval(0.001)
+def create_application(argv: list[str] | None = None, prepare: bool = True) -> QApplication:
+    """The application, and with `prepare` the process made ready for a
+    window that never freezes (see responsiveness)."""
     app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv[:1])
     app.setApplicationName("Chapterhouse")
     app.setOrganizationName("Chapterhouse")
@@ -28,6 +28,8 @@ def create_application(argv: list[str] | None = None) -> QApplication:
     # Window state lives in the user's config dir (or under CHAPTERHOUSE_HOME).
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(config_dir()))
+    if prepare:
+        prepare_process()
     return app
 
 
@@ -65,12 +67,13 @@ def _as_request(book: str | None) -> dict:
 
 def run(book: str | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    app = create_application()
+    app = create_application(prepare=False)  # a second start hands over at once
     library = Library()
     instance = claim_or_hand_over(library.root, config_dir(), _as_request(book))
     if instance is None:
         print("Chapterhouse is already running" + (f"; {book} was handed to it." if book else "; its window was brought forward."))
         return 0
+    prepare_process()
     window = MainWindow(library)
     instance.requested.connect(lambda request: bring_forward(window, request))
     window.show()

@@ -132,6 +132,30 @@ def _ask_until_the_digest(qtbot, panel) -> None:
     qtbot.waitUntil(lambda: bool(digests), timeout=60000)
 
 
+def test_the_first_book_indexed_loads_no_model_or_tokenizer_in_a_worker(qtbot, fixtures, monkeypatch):
+    """Parsing the tokenizers and making the embedder's ONNX session hold the
+    GIL for about 0.3 s: done by the first indexing job, they froze the window
+    (a stall check failed when its test ran alone). The app does them before
+    its window shows."""
+    from engine.index.chunking import chunking_tokenizer
+    from engine.llm import loading
+
+    built_on_the_ui_thread = []
+
+    class RecordingEmbedder(loading.OnnxEmbedder):
+        def __init__(self, *args, **kwargs):
+            built_on_the_ui_thread.append(threading.current_thread() is threading.main_thread())
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(loading, "OnnxEmbedder", RecordingEmbedder)
+    monkeypatch.setattr(loading, "_loaded", {})  # nothing loaded yet, as in a new process
+    chunking_tokenizer.cache_clear()
+    window = _window(qtbot)
+    assert built_on_the_ui_thread == [True] and chunking_tokenizer.cache_info().currsize == 1
+    _import_and_index(qtbot, window, fixtures / "three-chapters.txt")
+    assert built_on_the_ui_thread == [True]
+
+
 def test_drop_index_ask_stream_follow_a_citation_go_back_and_export(qtbot, fixtures, tmp_path):
     window = _window(qtbot)
     stalls = StallMeter()

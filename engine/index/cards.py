@@ -158,9 +158,9 @@ def _rarity(word: str) -> float:
     """How unusual an English word is, from the WordPiece vocabulary, whose
     whole-word entries run roughly from common to rare: 0 for everyday words,
     up to 2 for words the vocabulary has to spell out in pieces."""
-    from .chunking import _tokenizer
+    from .chunking import chunking_tokenizer
 
-    token = _tokenizer().token_to_id(word)
+    token = chunking_tokenizer().token_to_id(word)
     if token is None:
         return 2.0
     return 0.0 if token < 6000 else min(2.0, token / 12000)

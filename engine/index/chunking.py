@@ -62,7 +62,7 @@ def tokenizer_path() -> Path:
 
 
 @lru_cache(maxsize=1)
-def _tokenizer():
+def chunking_tokenizer():
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(tokenizer_path()))
@@ -80,7 +80,7 @@ def count_tokens(texts: list[str]) -> list[int]:
     """Chunking tokens of each text (word pieces, no special tokens)."""
     if not texts:
         return []
-    return [len(encoding.ids) for encoding in _tokenizer().encode_batch(texts, add_special_tokens=False)]
+    return [len(encoding.ids) for encoding in chunking_tokenizer().encode_batch(texts, add_special_tokens=False)]
 
 
 # Stored with each passage's sentence rows: rows cut by another splitter (an
