@@ -19,6 +19,7 @@ dealt with here, once, before the window shows:
 
 from __future__ import annotations
 
+import atexit
 import gc
 import importlib
 import logging
@@ -35,13 +36,18 @@ def prepare_process() -> None:
     load_native_parts()
     gc.collect()
     gc.freeze()
+    # Frozen modules outlive the collection at exit and are cleared in turn,
+    # so a model freed after its bindings' module was cleared raised at exit.
+    atexit.unregister(gc.unfreeze)
+    atexit.register(gc.unfreeze)
 
 
 def load_native_parts() -> None:
     """Load here what a worker would load holding the GIL. A model that
     cannot be loaded is left to the job that needs it, which says why."""
     from engine.index.chunking import chunking_tokenizer
-    from engine.llm.loading import open_embedder
+    from engine.llm.loading import embedder_spec, open_embedder
+    from engine.llm.settings import ModelSettings
 
     for module in ("hnswlib", "tantivy", "onnxruntime", "tokenizers"):
         importlib.import_module(module)
@@ -51,6 +57,8 @@ def load_native_parts() -> None:
     except Exception as error:  # a broken build: the generator's loader reports it when asked for
         log.info("llama.cpp is not loaded ahead: %s", error)
     try:
-        open_embedder()
+        settings = ModelSettings.load()
+        if embedder_spec(settings)["backend"] != "remote":  # a server may be slow or down: not before the window
+            open_embedder(settings)
     except Exception as error:
         log.info("the embedder is not loaded ahead: %s", error)

@@ -200,3 +200,34 @@ def test_the_process_is_prepared_for_a_window_that_never_freezes(qtbot):
     # the garbage collector's full walks: 40-60 ms each here, seen as a 106 ms
     # stall in CI while a book was laid out.
     assert gc.get_freeze_count() > 10000
+
+
+def test_the_app_exits_without_an_error_with_a_model_loaded(tmp_path):
+    """The process set-up freezes what is alive out of the garbage collector;
+    frozen, llama.cpp's bindings were cleared at exit before the model they
+    free: "TypeError: 'NoneType' object is not callable" on every quit."""
+    import os
+    import subprocess
+    import sys
+
+    script = ("from desktop.app import create_application\n"
+              "from engine.llm.loading import open_generator\n"
+              "create_application()\n"
+              "open_generator()\n")
+    environment = dict(os.environ, QT_QPA_PLATFORM="offscreen", CHAPTERHOUSE_HOME=str(tmp_path))
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environment,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "Exception ignored" not in run.stderr and "Error" not in run.stderr, run.stderr
+
+
+def test_a_remote_embedder_is_not_asked_before_the_window_shows(qtbot, monkeypatch):
+    """A local embedder is loaded before the window shows; a remote one is
+    not, since a slow or stopped server would hold the window back."""
+    from engine.llm import ModelChoice, ModelSettings, remote
+
+    contacted = []
+    monkeypatch.setattr(remote.RemoteEmbedder, "__init__", lambda self, *args, **kwargs: contacted.append(args))
+    ModelSettings(embedder=ModelChoice(source="remote", endpoint=remote.EndpointSettings("http://127.0.0.1:9"))).save()
+    create_application()
+    assert contacted == []
