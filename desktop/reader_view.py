@@ -28,8 +28,10 @@ _LINE_SEPARATOR = "\u2028"  # a line break inside one paragraph (verse, two-line
 _SCROLL_MARGIN_PX = 12
 _LAYOUT_BLOCKS_PER_STEP = 20
 _WRITE_PARAGRAPHS_PER_STEP = 50
-# Layout work per turn of the event loop: well under the 100 ms a reader notices.
-_LAYOUT_SLICE_SECONDS = 0.03
+# Layout work per turn of the event loop. Two slices can run back to back, and
+# an indexing worker's long native calls add to each: 30 ms slices made
+# 76-108 ms stalls while Little Women was laid out and indexed, 15 ms ones 64.
+_LAYOUT_SLICE_SECONDS = 0.015
 
 
 @dataclass
