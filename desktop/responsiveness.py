@@ -8,9 +8,9 @@ dealt with here, once, before the window shows:
   5 ms at each of a repaint's many Python calls);
 - native loads that hold the GIL throughout: importing ONNX Runtime and
   llama.cpp's bindings, parsing the embedder's and the chunker's tokenizers,
-  making the embedder's ONNX session (0.3-0.5 s together here). Done by the first indexing or
-  answering job, they froze a window already on screen; the embedder is
-  needed by every index and every question anyway;
+  making the embedder's ONNX session (0.3-0.5 s together here). Done by the
+  first indexing or answering job, they froze a window already on screen;
+  the embedder is needed by every index and every question anyway;
 - the cyclic garbage collector's full collections, which walk every object
   alive: 40-60 ms here for the modules and models alone, more in a long
   session. What is alive now lives as long as the process, so it is frozen
