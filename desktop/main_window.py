@@ -10,6 +10,7 @@ appear in a banner at the top of the window, never as a crash.
 from __future__ import annotations
 
 import sqlite3
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -93,6 +94,7 @@ class MainWindow(QMainWindow):
         self._opening: str | None = None
         self.back_stack: list[int] = []
         self._sessions: dict[str, object] = {}
+        self._sessions_lock = threading.Lock()  # workers make sessions: one per book
         self._statuses: dict[str, int] = {}
         self._pause_when_searchable: str | None = None  # a question waits for this book's words
         self._titles: dict[str, str] = {}  # for progress lines, without a file read per event
@@ -389,7 +391,8 @@ class MainWindow(QMainWindow):
             self.book = None
             self.ask_panel.set_book(None)
             self.show_library()
-        session = self._sessions.pop(book_id, None)
+        with self._sessions_lock:
+            session = self._sessions.pop(book_id, None)
         lock = builder_lock(self.library.folder(book_id) / "index")
 
         def remove(context):
@@ -473,6 +476,7 @@ class MainWindow(QMainWindow):
             self.reader.scroll_to_offset(int(position))
         self._show_read_to()
         self.indexing.prefer(book.book_id)
+        self._prepare_answers(book.book_id)
         author = book.metadata.get("author")
         self.setWindowTitle(f"{book.title} \u2014 Chapterhouse")
         self.statusBar().showMessage(f"{book.title}{' by ' + author if author else ''} \u00b7 "
@@ -560,12 +564,13 @@ class MainWindow(QMainWindow):
         """A book's answering session (made in the worker, kept)."""
         from engine.answer.session import AnswerSession
 
-        session = self._sessions.get(book_id)
-        if session is None:
-            session = AnswerSession(self.library, book_id)
-            self._sessions[book_id] = session
-        else:
-            session.refresh()
+        with self._sessions_lock:
+            session = self._sessions.get(book_id)
+            if session is None:
+                session = AnswerSession(self.library, book_id)
+                self._sessions[book_id] = session
+            else:
+                session.refresh()
         if not session.indexer.status()["searchable"]:
             notify("Making the book searchable first\u2026")
             if book_id in self.indexing.active():
@@ -573,6 +578,23 @@ class MainWindow(QMainWindow):
             else:
                 session.ensure_indexed(cancel=cancel)  # nothing else would make them
         return session
+
+    def _prepare_answers(self, book_id: str) -> None:
+        """Load a searchable book's passages and search files now, in a worker,
+        so its first question does not wait for them (a third of a second for
+        Little Women). A book still being indexed loads them when asked."""
+        from engine.answer.session import AnswerSession
+
+        def prepare(context):
+            with self._sessions_lock:
+                if book_id in self._removed or book_id in self._sessions:
+                    return
+                session = AnswerSession(self.library, book_id)
+                if session.indexer.status()["stage_reached"] >= 1:
+                    session.context  # the property loads them
+                    self._sessions[book_id] = session
+
+        self.tasks.submit(prepare, name="Preparing the book's answers", lane=URGENT, on_error=lambda _message: None)
 
     def _answer_finished(self, result: dict) -> None:
         if self.book is None:
@@ -703,7 +725,7 @@ class MainWindow(QMainWindow):
             self.banner.show_message(str(error))
             return
         device = ""
-        for session in self._sessions.values():
+        for session in list(self._sessions.values()):
             generator = getattr(session, "_generator", None)
             if generator is not None:
                 device = f"{generator.model_id}: {generator.device.describe()}"
@@ -720,7 +742,8 @@ class MainWindow(QMainWindow):
         except ChapterhouseError as error:  # a full disk: nothing changes, and it says so
             self._error(str(error))
             return
-        self._sessions.clear()  # the next question's session reads the new settings
+        with self._sessions_lock:
+            self._sessions.clear()  # the next question's session reads the new settings
         if previous is not None and replace(settings, answers=previous.answers) == previous:
             # Only how answers are given changed: no model or index depends on it.
             self.statusBar().showMessage("Settings saved.", 6000)

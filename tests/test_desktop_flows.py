@@ -156,6 +156,37 @@ def test_the_first_book_indexed_loads_no_model_or_tokenizer_in_a_worker(qtbot, f
     assert built_on_the_ui_thread == [True]
 
 
+def test_an_indexed_book_is_ready_to_answer_before_its_first_question(qtbot, fixtures, monkeypatch):
+    """Loading a book's passages and search files took a third of a second
+    (Little Women) after the first question was asked; it is done in a worker
+    as the book opens, and the question uses what was loaded."""
+    from engine.answer.context import BookContext
+    from engine.index.indexer import BookIndexer
+    from engine.llm.settings import ModelSettings
+
+    ModelSettings(answers="evidence").save()
+    library = Library()
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    BookIndexer(library, book_id).run(up_to=1)
+    loaded_in_a_worker = []
+    real_load = BookContext.load.__func__
+
+    def load(cls, *args):
+        loaded_in_a_worker.append(threading.current_thread() is not threading.main_thread())
+        return real_load(cls, *args)
+
+    monkeypatch.setattr(BookContext, "load", classmethod(load))
+    window = _window(qtbot)
+    with qtbot.waitSignal(window.bookOpened, timeout=20000):
+        window.open_book(book_id)
+    qtbot.waitUntil(lambda: loaded_in_a_worker == [True], timeout=20000)
+    with qtbot.waitSignal(window.ask_panel.answerFinished, timeout=60000) as finished:
+        window.ask_panel.question.setText(QUESTION)
+        window.ask_panel.ask()
+    assert finished.args[0]["digest"]
+    assert loaded_in_a_worker == [True]  # the question used the passages loaded as the book opened
+
+
 def test_drop_index_ask_stream_follow_a_citation_go_back_and_export(qtbot, fixtures, tmp_path):
     window = _window(qtbot)
     stalls = StallMeter()
