@@ -95,6 +95,7 @@ class MainWindow(QMainWindow):
         self.back_stack: list[int] = []
         self._sessions: dict[str, object] = {}
         self._sessions_lock = threading.Lock()  # workers make sessions: one per book
+        self._sessions_epoch = 0  # bumped when sessions are dropped: one being prepared then is not kept
         self._statuses: dict[str, int] = {}
         self._pause_when_searchable: str | None = None  # a question waits for this book's words
         self._titles: dict[str, str] = {}  # for progress lines, without a file read per event
@@ -391,8 +392,8 @@ class MainWindow(QMainWindow):
             self.book = None
             self.ask_panel.set_book(None)
             self.show_library()
-        with self._sessions_lock:
-            session = self._sessions.pop(book_id, None)
+        self._sessions_epoch += 1
+        session = self._sessions.pop(book_id, None)
         lock = builder_lock(self.library.folder(book_id) / "index")
 
         def remove(context):
@@ -585,14 +586,19 @@ class MainWindow(QMainWindow):
         Little Women). A book still being indexed loads them when asked."""
         from engine.answer.session import AnswerSession
 
+        epoch = self._sessions_epoch
+
         def prepare(context):
+            # The UI thread never takes the lock (loading takes a third of a
+            # second): it drops sessions and bumps the epoch instead.
             with self._sessions_lock:
-                if book_id in self._removed or book_id in self._sessions:
+                if book_id in self._sessions or epoch != self._sessions_epoch:
                     return
                 session = AnswerSession(self.library, book_id)
                 if session.indexer.status()["stage_reached"] >= 1:
                     session.context  # the property loads them
-                    self._sessions[book_id] = session
+                    if epoch == self._sessions_epoch:
+                        self._sessions[book_id] = session
 
         self.tasks.submit(prepare, name="Preparing the book's answers", lane=URGENT, on_error=lambda _message: None)
 
@@ -742,8 +748,8 @@ class MainWindow(QMainWindow):
         except ChapterhouseError as error:  # a full disk: nothing changes, and it says so
             self._error(str(error))
             return
-        with self._sessions_lock:
-            self._sessions.clear()  # the next question's session reads the new settings
+        self._sessions_epoch += 1
+        self._sessions.clear()  # the next question's session reads the new settings
         if previous is not None and replace(settings, answers=previous.answers) == previous:
             # Only how answers are given changed: no model or index depends on it.
             self.statusBar().showMessage("Settings saved.", 6000)

@@ -187,6 +187,23 @@ def test_an_indexed_book_is_ready_to_answer_before_its_first_question(qtbot, fix
     assert loaded_in_a_worker == [True]  # the question used the passages loaded as the book opened
 
 
+def test_answers_being_prepared_for_a_book_removed_meanwhile_are_not_kept(qtbot, fixtures):
+    """The window drops a removed book's session without waiting for a worker
+    that is preparing one; that worker's session is then not kept."""
+    from engine.index.indexer import BookIndexer
+
+    library = Library()
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    BookIndexer(library, book_id).run(up_to=1)
+    window = _window(qtbot)
+    with window._sessions_lock:  # the preparing worker waits here while the book is removed
+        window._prepare_answers(book_id)
+        window.remove_book(book_id)
+    qtbot.waitUntil(lambda: window.library.list_books() == [], timeout=60000)
+    assert window.tasks.wait(10000)
+    assert book_id not in window._sessions
+
+
 def test_drop_index_ask_stream_follow_a_citation_go_back_and_export(qtbot, fixtures, tmp_path):
     window = _window(qtbot)
     stalls = StallMeter()
