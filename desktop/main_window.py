@@ -595,10 +595,11 @@ class MainWindow(QMainWindow):
                 if book_id in self._sessions or epoch != self._sessions_epoch:
                     return
                 session = AnswerSession(self.library, book_id)
+                if epoch != self._sessions_epoch:
+                    return
+                self._sessions[book_id] = session  # as a question would keep it
                 if session.indexer.status()["stage_reached"] >= 1:
                     session.context  # the property loads them
-                    if epoch == self._sessions_epoch:
-                        self._sessions[book_id] = session
 
         self.tasks.submit(prepare, name="Preparing the book's answers", lane=URGENT, on_error=lambda _message: None)
 
