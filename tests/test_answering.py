@@ -243,6 +243,25 @@ def test_the_digest_quotes_the_book_and_cites_retrieved_passages(session):
     assert any("hare" in line.text for line in lines)
 
 
+def test_a_sentence_the_book_repeats_is_quoted_once(tmp_path):
+    from engine.store import Library
+
+    # The excerpt twice over: every sentence stands in two places of the book.
+    excerpt = (ROOT / "tests" / "fixtures" / "black-beauty-excerpt.txt").read_text(encoding="utf-8")
+    twice = tmp_path / "black-beauty-twice.txt"
+    twice.write_text(f"{excerpt}\n\n{excerpt}", encoding="utf-8")
+    library = Library(tmp_path / "home")
+    book_id = library.import_book(twice).book_id
+    answering = AnswerSession(library, book_id, embedder=open_embedder(ModelSettings()))
+    answering.ensure_indexed()
+    found = answering.retrieve("What did the old horse say about the hare and the dogs?", budget=12)
+    texts = [" ".join(node.text.split()) for node in found.passages]
+    assert len(set(texts)) < len(texts)  # the same passage retrieved from both copies
+    lines = answering.digest(found)
+    assert lines and any("hare" in line.text for line in lines)
+    assert len({line.text for line in lines}) == len(lines)
+
+
 def test_digest_lines_come_from_different_sections_first():
     from types import SimpleNamespace
 
@@ -620,6 +639,13 @@ def test_a_draft_that_only_restates_the_question_adds_nothing():
     assert adds_nothing("", question)
     assert not adds_nothing("On Christmas morning Scrooge blesses the knocker and praises its honest expression "
                             "[p6.3].", question)
+    # The 135M's draft in screenshot 5: the question retold twice, with a typo.
+    asked = "How does the door knocker that startles Scrooge on Christmas Eve reappear after his night with the spirits?"
+    retold = "The door knocker that startsles Scrooge on Christmas Eve reappears after his night with the spirits"
+    assert adds_nothing(f"1. {retold}\n{retold}", asked)
+    # A short answer of new words is an answer.
+    assert not adds_nothing("Fezziwig [p2.3].", "Who was Scrooge's first employer?")
+    assert not adds_nothing("His nephew Fred.", "Who invites Scrooge to Christmas dinner?")
 
 
 def test_citation_validity_counts_only_the_citations_an_answer_wrote():

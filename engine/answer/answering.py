@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from ..index.store import BOOK_SUMMARY, SECTION_SUMMARY, TIER_SUMMARY
 from ..llm.types import CancelToken, ChatMessage, GenerationOptions
 from .digest import DigestLine
-from .planning import GLOBAL, MID, Plan, content_words
+from .planning import GLOBAL, MID, Plan, content_words, stem
 from .retrieval import Retrieval, cut_at
 
 RETRY_BUDGET = 14
@@ -185,15 +185,23 @@ def generate_answer(generator, context, retrieval: Retrieval, cancel: CancelToke
             "processed": completion.usage.processed_prompt_tokens, "generated": completion.usage.completion_tokens}
 
 
-_FILLER = {"answer", "question", "passage", "passages", "checklist", "part"}
+_FILLER = {stem(w) for w in ("answer", "question", "passage", "passages", "checklist", "part")}
 
 
 def adds_nothing(answer: str, question: str) -> bool:
     """True for a draft that only echoes the question ("1. How does ...? The
-    answer is:"), which tiny models write often: showing it would be noise."""
-    asked = {w.lower() for w in content_words(question)}
-    new = [w for w in content_words(_CITATION.sub(" ", answer)) if w.lower() not in asked | _FILLER]
-    return len(new) < 3
+    answer is:", or the question retold with a typo), which tiny models write
+    often: showing it would be noise. Words count once each, by light stem,
+    so a question retold twice is still an echo; a short answer of new words
+    ("Fezziwig.") is not one."""
+    asked = {stem(w) for w in content_words(question)}
+    said = [stem(w) for w in content_words(_CITATION.sub(" ", answer))]
+    said = [w for w in said if w not in _FILLER]
+    new = set(said) - asked
+    if not new:
+        return True
+    echoed = sum(1 for w in said if w in asked) / len(said)
+    return len(new) < 3 and echoed >= 0.5
 
 
 def not_found(text: str) -> bool:

@@ -63,6 +63,9 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         anchors = [a.lower() for a in part.anchors]
         candidates = []
         seen: set[tuple[int, int]] = set()
+        # A sentence the book repeats (a refrain, a letter read twice) is
+        # quoted once, where it first comes: the same line twice is noise.
+        quoted_texts: set[str] = set()
         for passage in evidence.passages:
             for start, end in context.sentences(passage):
                 # Past a passage's end only where it was cut at a reader's position.
@@ -70,8 +73,9 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                     continue
                 seen.add((start, end))
                 sentence = " ".join(book.text[start:end].split())
-                if len(sentence.split()) < 4:
+                if len(sentence.split()) < 4 or sentence in quoted_texts:
                     continue
+                quoted_texts.add(sentence)
                 have = {stem(w) for w in content_words(sentence)}
                 overlap = sum(wanted[common] for common in have if common in wanted)
                 anchored = sum(1 for a in anchors if a in sentence.lower())
