@@ -55,6 +55,7 @@ class Question:
 
 
 LOW_OVERLAP = 0.5
+LOW_OVERLAP_SCOPE = "wording:low overlap with the text"
 
 
 def lexical_overlap(question: str, book, sections: list[int]) -> float:
@@ -231,7 +232,7 @@ def run_evaluation(questions: list[Question], library, *, budgets=(12, 6), stage
                     nodes = baseline(context.search, question.question, method, budget)
                     rows.append(Row(question, method, budget, sorted({n.section for n in nodes}),
                                     time.perf_counter() - started, ranked_texts=[n.text for n in nodes]))
-                if ablations and budget == budgets[0] and question.kind == "crosschapter":
+                if ablations and question.kind == "crosschapter":
                     for feature in ABLATIONS:
                         found = retrieve(plan, context, budget=budget, features=replace(Features(), **{feature: False}))
                         rows.append(Row(question, f"ladder without {feature.replace('_', ' ')}", budget,
@@ -279,7 +280,7 @@ def summarize(rows: list[Row], books_info: dict) -> dict:
             groups[(row.method, row.budget, f"stage:{stage}")].append(row)
         groups[(row.method, row.budget, f"relation:{row.question.relation}")].append(row)
         if row.question.overlap is not None and row.question.overlap <= LOW_OVERLAP:
-            groups[(row.method, row.budget, "wording:low overlap with the text")].append(row)
+            groups[(row.method, row.budget, LOW_OVERLAP_SCOPE)].append(row)
     for (method, budget, scope), members in groups.items():
         recalls = [location_recall(r.question.sections, set(r.sections)) for r in members]
         entry = {"questions": len(members), "location_recall": round(statistics.mean(recalls), 3),
@@ -377,24 +378,7 @@ def format_report(report: dict) -> str:
             lines.append(f"ladder @{budget}: every required section found for {entry['all_found']:.0%} of questions, "
                          f"none for {entry['none_found']:.0%}")
         lines.extend(_routing_lines(report["books"]))
-    ablated = [scope for scope in ["all"] + sorted(s for s in report["ablations"] if s.startswith("stage:"))
-               if report["ablations"].get(scope)]
-    if ablated:
-        # Names and summaries exist only from stages 2-4: their effect shows
-        # in the column of the books indexed that far.
-        lines.append("ablation (ladder at the first budget, one feature off at a time):")
-        lines.append(f"  {'':32s}" + "".join(f"{_scope_name(scope, report['books'])[:20]:>22s}" for scope in ablated))
-        fulls = {}
-        for scope in ablated:
-            base = report["location_recall"][scope]["ladder"]
-            fulls[scope] = base[max(base, key=int)]["location_recall"]
-        lines.append(f"  {'full method':32s}" + "".join(f"{fulls[scope]:22.3f}" for scope in ablated))
-        for method in sorted(report["ablations"]["all"]):
-            cells = []
-            for scope in ablated:
-                value = next(iter(report["ablations"][scope][method].values()))["location_recall"]
-                cells.append(f"{value:14.3f} ({value - fulls[scope]:+.3f})")
-            lines.append(f"  {method:32s}" + "".join(cells))
+    lines.extend(_ablation_lines(report))
     for budget, entry in report.get("so_far", {}).items():
         whole = recall.get("all", {}).get("ladder", {}).get(budget) if recall else None
         against = f" (whole book {whole['location_recall']:.3f})" if whole else ""
@@ -425,6 +409,39 @@ def _routing_lines(books: dict) -> list[str]:
         return []
     return [f"summaries not used to route retrieval (written by a generator under 1B) for {len(unrouted)} of "
             f"{len(with_summaries)} books with summaries: {', '.join(unrouted)}"]
+
+
+def _ablation_lines(report: dict) -> list[str]:
+    """The ablation table: the ladder with one feature off at a time, at each
+    budget, over all questions and over those worded least like the text
+    (what rare words, names and the upper tiers are for), and per stage when
+    the run's books stand at different stages (names and summaries exist only
+    from stages 2-4)."""
+    ablations = report["ablations"]
+    stages = sorted(scope for scope in ablations if scope.startswith("stage:"))
+    scopes = [scope for scope in ["all", LOW_OVERLAP_SCOPE] + (stages if len(stages) > 1 else [])
+              if ablations.get(scope)]
+    if not scopes:
+        return []
+    budgets = sorted({budget for method in ablations["all"].values() for budget in method}, key=int, reverse=True)
+    columns = [(scope, budget) for scope in scopes for budget in budgets]
+    full = {(scope, budget): report["location_recall"][scope]["ladder"][budget]["location_recall"]
+            for scope, budget in columns}
+
+    def heading(scope: str, budget: str) -> str:
+        name = "low overlap" if scope == LOW_OVERLAP_SCOPE else _scope_name(scope, report["books"])
+        return f"{name[:12]} @{budget}"
+
+    lines = ["ablation (the ladder with one feature off at a time; change from the full method in brackets):",
+             f"  {'':32s}" + "".join(f"{heading(scope, budget):>17s}" for scope, budget in columns),
+             f"  {'full method':32s}" + "".join(f"{full[column]:17.3f}" for column in columns)]
+    for method in sorted(ablations["all"]):
+        cells = []
+        for scope, budget in columns:
+            value = ablations[scope].get(method, {}).get(budget, {}).get("location_recall")
+            cells.append(f"{value:9.3f} ({value - full[(scope, budget)]:+.3f})" if value is not None else f"{'-':>17s}")
+        lines.append(f"  {method:32s}" + "".join(cells))
+    return lines
 
 
 def _scope_name(scope: str, books: dict) -> str:
@@ -484,7 +501,7 @@ def goal_lines(report: dict) -> list[str]:
                               f"({ours['location_recall']:.3f} vs {best:.3f})")
     lines.append(f"  clearly above the three baselines (by more than {CLEAR_MARGIN}), overall and per book: "
                  + ("met" if not behind else "NOT met for " + ", ".join(behind)))
-    low = recall.get("wording:low overlap with the text")
+    low = recall.get(LOW_OVERLAP_SCOPE)
     if low and "ladder" in low:
         budget = budgets[0]
         best = max(low[m][budget]["location_recall"] for m in BASELINES if budget in low.get(m, {}))
