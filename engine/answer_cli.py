@@ -125,7 +125,9 @@ def _passage(node, labels) -> dict:
 
 def run_retrieve(args) -> int:
     from .answer.digest import digest_markdown
+    from .answer.session import check_question
 
+    check_question(args.question, args.book)  # before a new book's import and indexing, not after
     session = _session(args.book)
     until = _until(session, args.up_to)
     plan = session.plan(args.question, planner=args.planner, until=until)
@@ -165,9 +167,11 @@ DRAFT_RESTATED = "[this draft only restates the question, so the app does not sh
 
 def run_ask(args) -> int:
     from .answer.digest import digest_markdown
+    from .answer.session import check_question
     from .llm.types import CancelToken
     import signal
 
+    check_question(args.question, args.book)  # before a new book's import and indexing, not after
     session = _session(args.book, args.answers)
     until = _until(session, args.up_to)
     cancel = CancelToken()

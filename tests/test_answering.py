@@ -428,6 +428,21 @@ def test_retrieve_command_imports_indexes_and_prints_verbatim_evidence(chapterho
     assert "--up-to 4: the book has sections 1 to 3" in beyond.stderr
 
 
+def test_a_question_with_no_words_is_refused_before_a_new_book_is_imported(chapterhouse_home, fixtures):
+    from engine.store import Library
+
+    env = {**os.environ, "CHAPTERHOUSE_HOME": str(chapterhouse_home)}
+    book = str(fixtures / "three-chapters.txt")
+    for command, question, reason in (("retrieve", "   ", "the question is empty"),
+                                      ("ask", "?? --", "the question has no words")):
+        result = subprocess.run([sys.executable, "-m", "engine", command, book, question], capture_output=True,
+                                text=True, cwd=ROOT, env=env)
+        assert result.returncode == 2
+        assert result.stderr == f"chapterhouse: error: {book}: {reason}; ask something about the book\n"
+    # Told at once: the book was not imported (nor indexed) for a question that could not be asked.
+    assert Library().list_books() == []
+
+
 def _read_terminal(leader: int, into: list[bytes]) -> None:
     """Drain a pseudo-terminal until its other end is closed (so the child
     never blocks on a full terminal buffer)."""

@@ -18,6 +18,15 @@ from .digest import DigestLine, evidence_digest
 from .retrieval import Features, Retrieval, retrieve
 
 
+def check_question(question: str, book: str) -> None:
+    """Refuse, in one line naming the book, a question nothing can be found for."""
+    if not question.strip():
+        raise ChapterhouseError(f"{book}: the question is empty; ask something about the book")
+    if not any(character.isalnum() for character in question):
+        # Nothing to plan or match: the dense list alone would rank noise.
+        raise ChapterhouseError(f"{book}: the question has no words; ask something about the book")
+
+
 class AnswerSession:
     """A book opened for questions. Needs the book searchable at least
     (`ensure_searchable`: by its words; `ensure_indexed`: stage 1, with its
@@ -92,12 +101,7 @@ class AnswerSession:
         """planner: "model" (guarded, with the code plan as fallback), "code", or
         "auto": the model unless it is a toy whose plans are not worth the wait.
         With `until`, the plan knows the book only up to that offset."""
-        if not question.strip():
-            raise ChapterhouseError(f"{self.indexer.book.title}: the question is empty; ask something about the book")
-        if not any(character.isalnum() for character in question):
-            # Nothing to plan or match: the dense list alone would rank noise.
-            raise ChapterhouseError(f"{self.indexer.book.title}: the question has no words; "
-                                    "ask something about the book")
+        check_question(question, self.indexer.book.title)
         context = self.context
         if planner == "auto":
             planner = "code" if is_small(self.generator) else "model"
