@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPushButton,
@@ -35,6 +34,7 @@ from engine.durations import duration_text
 from engine.llm.types import CancelToken
 
 from .book_map import BookMap
+from .question_box import QuestionBox
 from .tasks import URGENT, TaskCancelled
 
 SPAN_ROLE = Qt.ItemDataRole.UserRole
@@ -82,9 +82,9 @@ class AskPanel(QWidget):
         self._flush.setInterval(50)
         self._flush.timeout.connect(self._flush_text)
 
-        self.question = QLineEdit(self)
+        self.question = QuestionBox(self)
         self.question.setPlaceholderText("Ask about this book\u2026")
-        self.question.returnPressed.connect(self.ask)
+        self.question.submitted.connect(self.ask)
         self.question.setAccessibleName("Question")
         self.ask_button = QPushButton("Ask", self)
         self.ask_button.setDefault(True)
@@ -94,8 +94,8 @@ class AskPanel(QWidget):
         self.stop_button.clicked.connect(self.stop)
         row = QHBoxLayout()
         row.addWidget(self.question, 1)
-        row.addWidget(self.ask_button)
-        row.addWidget(self.stop_button)
+        row.addWidget(self.ask_button, 0, Qt.AlignmentFlag.AlignTop)  # beside the first line of a long question
+        row.addWidget(self.stop_button, 0, Qt.AlignmentFlag.AlignTop)
         self.so_far = QCheckBox(_SO_FAR, self)
         self.so_far.setToolTip("Answer from the book up to where you have read: nothing after it is searched, quoted "
                                "or summarised, so nothing later is given away. It is the furthest place you read on "
@@ -351,7 +351,6 @@ class AskPanel(QWidget):
         self._streamed = ""
         self._asked = result["question"]
         self.question.setText(result["question"])
-        self.question.setCursorPosition(0)  # a long question shows its start
         self._render(streaming=False)
         self._fill_evidence(result["parts"], _cited_passages(result))
         self._fill_plan(result["plan"])

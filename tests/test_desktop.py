@@ -129,6 +129,33 @@ def _map_of_three_chapters(qtbot):
     return book_map, book
 
 
+def test_a_long_question_wraps_in_its_box_and_enter_asks_it(qtbot):
+    from desktop.question_box import QuestionBox
+
+    box = QuestionBox()
+    qtbot.addWidget(box)
+    box.resize(300, 30)
+    box.show()
+    qtbot.waitExposed(box)
+    assert box.lines_shown() == 1
+    question = "How does the door knocker that startles Scrooge on Christmas Eve reappear after his night with the spirits?"
+    box.setText(question)
+    qtbot.waitUntil(lambda: box.lines_shown() > 1)  # the whole question in view, not its last words
+    assert box.text() == question and box.lines_shown() <= 4
+    assert box.textCursor().position() == 0  # a question put back in the box shows its start
+    box.setText(question * 6)
+    qtbot.waitUntil(lambda: box.lines_shown() == 4)  # taller than four lines, it scrolls
+    assert box.verticalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAsNeeded
+    box.setText("Who is Marley?")
+    qtbot.waitUntil(lambda: box.lines_shown() == 1)
+    box.moveCursor(box.textCursor().MoveOperation.End)
+    qtbot.keyClick(box, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)  # a new line, not a question
+    assert box.text() == "Who is Marley?\n"
+    with qtbot.waitSignal(box.submitted, timeout=1000):
+        qtbot.keyClick(box, Qt.Key.Key_Return)
+    assert box.text() == "Who is Marley?\n"  # Enter asks; it adds no line
+
+
 def test_the_book_map_keeps_a_gap_between_marked_sections(qtbot):
     book_map, _ = _map_of_three_chapters(qtbot)
     book_map.mark({1, 2, 3}, cited={1, 2})

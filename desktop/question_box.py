@@ -1,0 +1,69 @@
+"""The box a question is typed in: it wraps a long question onto more lines
+(a single-line field hid all but its last words), grows with it up to a few
+lines, and asks on Enter (Shift+Enter starts a new line)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeyEvent, QTextCursor
+from PySide6.QtWidgets import QPlainTextEdit, QSizePolicy
+
+_MOST_LINES = 4  # taller than this, the box scrolls: the answer needs the room
+
+
+class QuestionBox(QPlainTextEdit):
+    submitted = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setTabChangesFocus(True)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.document().setDocumentMargin(3)
+        self.document().documentLayout().documentSizeChanged.connect(lambda _size: self._fit())
+        self._fit()
+
+    # The same calls as a one-line field, for the panel and its callers.
+    def text(self) -> str:
+        return self.toPlainText()
+
+    def setText(self, text: str) -> None:
+        self.setPlainText(text)
+        self.moveCursor(QTextCursor.MoveOperation.Start)  # a question taller than the box shows its start
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not (
+                event.modifiers() & Qt.KeyboardModifier.ShiftModifier):
+            self.submitted.emit()
+            return
+        super().keyPressEvent(event)
+
+    def lines_shown(self) -> int:
+        """How many lines of text the box is tall enough for now."""
+        return max(1, round((self.height() - self._frame_height()) / self.fontMetrics().lineSpacing()))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit()  # a narrower box wraps onto more lines
+
+    def _fit(self) -> None:
+        lines = max(1, min(_MOST_LINES, self._wrapped_lines()))
+        height = lines * self.fontMetrics().lineSpacing() + self._frame_height()
+        if self.height() != height or self.minimumHeight() != height:
+            self.setFixedHeight(height)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded if self._wrapped_lines() > _MOST_LINES
+                                        else Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+    def _wrapped_lines(self) -> int:
+        count = 0
+        block = self.document().firstBlock()
+        while block.isValid():
+            layout = block.layout()
+            count += max(1, layout.lineCount() if layout is not None else 1)
+            block = block.next()
+        return count
+
+    def _frame_height(self) -> int:
+        margins = self.contentsMargins()
+        return int(2 * self.document().documentMargin()) + margins.top() + margins.bottom() + 2 * self.frameWidth()
