@@ -58,6 +58,8 @@ class AskPanel(QWidget):
     answerStarted = Signal()
     answerFailed = Signal(str)
     answerEnded = Signal()  # after any of finished, failed or stopped
+    # The reader began a question (once per question): its model may load now.
+    questionStarted = Signal()
 
     def __init__(self, runner, parent=None):
         super().__init__(parent)
@@ -85,6 +87,8 @@ class AskPanel(QWidget):
         self.question = QuestionBox(self)
         self.question.setPlaceholderText("Ask about this book\u2026")
         self.question.submitted.connect(self.ask)
+        self.question.typed.connect(self._question_typed)
+        self._question_begun = False
         self.question.setAccessibleName("Question")
         self.ask_button = QPushButton("Ask", self)
         self.ask_button.setDefault(True)
@@ -163,6 +167,7 @@ class AskPanel(QWidget):
         self.stop()
         self._abandon()
         self.book = book
+        self._question_begun = False
         enabled = book is not None
         for widget in (self.question, self.ask_button, self.export_button, self.so_far):
             widget.setEnabled(enabled)
@@ -199,10 +204,16 @@ class AskPanel(QWidget):
 
     # ------------------------------------------------------------ asking
 
+    def _question_typed(self) -> None:
+        if self.book is not None and self.question.text().strip() and not self._question_begun:
+            self._question_begun = True
+            self.questionStarted.emit()
+
     def ask(self) -> None:
         question = self.question.text().strip()
         if not question or self.book is None or self.cancel is not None or self.session_provider is None:
             return
+        self._question_begun = False  # the next question typed may want a model the settings changed to
         self.cancel = CancelToken()
         cancel = self.cancel
         self._ticket += 1

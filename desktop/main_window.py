@@ -180,6 +180,7 @@ class MainWindow(QMainWindow):
         self.ask_panel.answerStarted.connect(self._answer_started)
         self.ask_panel.answerEnded.connect(self._answer_ended)
         self.ask_panel.answerFailed.connect(self.banner.show_message)
+        self.ask_panel.questionStarted.connect(self._load_answer_model)
         self.ask_panel.export_button.clicked.connect(self.export_history)
         self.ask_panel.session_provider = self._session_for
         self.ask_panel.read_to_provider = self.reader.read_to
@@ -602,6 +603,23 @@ class MainWindow(QMainWindow):
                     session.context  # the property loads them
 
         self.tasks.submit(prepare, name="Preparing the book's answers", lane=URGENT, on_error=lambda _message: None)
+
+    def _load_answer_model(self) -> None:
+        """The reader has begun typing a question: load the model that will
+        write its answer now, not after Ask (about a second for the default,
+        several for a 3-4B model read from disk)."""
+        if self.book is None:
+            return
+        book_id = self.book.book_id
+
+        def load(context):
+            with self._sessions_lock:  # a worker's lock: the book's session, made as it opened
+                session = self._sessions.get(book_id)
+            if session is not None and session.writes_answers:
+                session.generator  # the property loads it, once: the question then finds it loaded
+
+        # A model that fails to load says so when the question needs it.
+        self.tasks.submit(load, name="Loading the answer model", lane=URGENT, on_error=lambda _message: None)
 
     def _answer_finished(self, result: dict) -> None:
         if self.book is None:

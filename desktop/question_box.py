@@ -1,6 +1,7 @@
 """The box a question is typed in: it wraps a long question onto more lines
 (a single-line field hid all but its last words), grows with it up to a few
-lines, and asks on Enter (Shift+Enter starts a new line)."""
+lines, and asks on Enter (Shift+Enter starts a new line). It says when the
+reader begins typing, so the answer's model can load meanwhile."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ _MOST_LINES = 4  # taller than this, the box scrolls: the answer needs the room
 
 class QuestionBox(QPlainTextEdit):
     submitted = Signal()
+    typed = Signal()  # the reader changed the text (typing or pasting; not setText)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -37,7 +39,14 @@ class QuestionBox(QPlainTextEdit):
                 event.modifiers() & Qt.KeyboardModifier.ShiftModifier):
             self.submitted.emit()
             return
+        before = self.toPlainText()
         super().keyPressEvent(event)
+        if self.toPlainText() != before:
+            self.typed.emit()
+
+    def insertFromMimeData(self, source) -> None:
+        super().insertFromMimeData(source)
+        self.typed.emit()
 
     def lines_shown(self) -> int:
         """How many lines of text the box is tall enough for now."""

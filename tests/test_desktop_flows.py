@@ -187,6 +187,41 @@ def test_an_indexed_book_is_ready_to_answer_before_its_first_question(qtbot, fix
     assert loaded_in_a_worker == [True]  # the question used the passages loaded as the book opened
 
 
+def test_the_answer_model_loads_in_a_worker_while_the_question_is_typed(qtbot, fixtures, monkeypatch):
+    """The first question loaded the model after Ask (a second for the
+    default, several for a 3-4B model); it now loads as the reader types."""
+    from engine.index.indexer import BookIndexer
+    from engine.llm import loading
+
+    library = Library()
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    BookIndexer(library, book_id).run(up_to=1)
+    opened_in = []
+    real_open = loading.open_generator
+
+    def open_generator(*args, **kwargs):
+        opened_in.append(threading.current_thread() is threading.main_thread())
+        return real_open(*args, **kwargs)
+
+    monkeypatch.setattr(loading, "open_generator", open_generator)
+    window = _window(qtbot)
+    with qtbot.waitSignal(window.bookOpened, timeout=20000):
+        window.open_book(book_id)
+    qtbot.waitUntil(lambda: book_id in window._sessions, timeout=20000)
+    window.ask_panel.question.setText("Who?")  # a question put back in the box is not one being typed
+    assert window.tasks.wait(10000) and opened_in == []
+    window.ask_panel.question.clear()
+    stalls = StallMeter()
+    stalls.start()
+    with qtbot.waitSignal(window.ask_panel.questionStarted, timeout=1000):
+        qtbot.keyClicks(window.ask_panel.question, "What did the old horse say")
+    qtbot.waitUntil(lambda: window._sessions[book_id]._generator is not None, timeout=30000)
+    assert opened_in == [False]  # loaded once, in a worker
+    assert stalls.stop() < 100, f"the window stalled {stalls.longest} ms while the model loaded"
+    with qtbot.assertNotEmitted(window.ask_panel.questionStarted, wait=100):
+        qtbot.keyClicks(window.ask_panel.question, " about the hare?")  # once per question
+
+
 def test_answers_being_prepared_for_a_book_removed_meanwhile_are_not_kept(qtbot, fixtures):
     """The window drops a removed book's session without waiting for a worker
     that is preparing one; that worker's session is then not kept."""
