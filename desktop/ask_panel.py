@@ -204,6 +204,11 @@ class AskPanel(QWidget):
 
     # ------------------------------------------------------------ asking
 
+    def reading_until(self) -> int | None:
+        """Where the book ends for the next question: the reader's position
+        with "Only what I have read" ticked, else nowhere (None)."""
+        return self.read_to_provider() if self.so_far.isChecked() and self.read_to_provider is not None else None
+
     def _question_typed(self) -> None:
         if self.book is not None and self.question.text().strip() and not self._question_begun:
             self._question_begun = True
@@ -233,7 +238,7 @@ class AskPanel(QWidget):
         provider = self.session_provider
         budget = self.budget
         book_id = self.book.book_id
-        until = self.read_to_provider() if self.so_far.isChecked() and self.read_to_provider is not None else None
+        until = self.reading_until()
 
         def work(context):
             session = provider(book_id, cancel, lambda text: relay.notice.emit(ticket, text))

@@ -607,16 +607,18 @@ class MainWindow(QMainWindow):
     def _load_answer_model(self) -> None:
         """The reader has begun typing a question: load the model that will
         write its answer now, not after Ask (about a second for the default,
-        several for a 3-4B model read from disk)."""
+        several for a 3-4B model read from disk), and have it read the start
+        every answer on this book shares (1.5-4 s of the default's prompt
+        pass). An Ask meanwhile takes over from where it got to."""
         if self.book is None:
             return
-        book_id = self.book.book_id
+        book_id, until = self.book.book_id, self.ask_panel.reading_until()
 
         def load(context):
             with self._sessions_lock:  # a worker's lock: the book's session, made as it opened
                 session = self._sessions.get(book_id)
             if session is not None and session.writes_answers:
-                session.generator  # the property loads it, once: the question then finds it loaded
+                session.prepare_answer(until, cancel=context)
 
         # A model that fails to load says so when the question needs it.
         self.tasks.submit(load, name="Loading the answer model", lane=URGENT, on_error=lambda _message: None)

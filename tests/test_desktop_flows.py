@@ -187,9 +187,12 @@ def test_an_indexed_book_is_ready_to_answer_before_its_first_question(qtbot, fix
     assert loaded_in_a_worker == [True]  # the question used the passages loaded as the book opened
 
 
-def test_the_answer_model_loads_in_a_worker_while_the_question_is_typed(qtbot, fixtures, monkeypatch):
+def test_the_answer_model_loads_and_reads_the_books_rules_while_the_question_is_typed(qtbot, fixtures,
+                                                                                       monkeypatch):
     """The first question loaded the model after Ask (a second for the
-    default, several for a 3-4B model); it now loads as the reader types."""
+    default, several for a 3-4B model), then read the rules and the book's
+    card every answer begins with (1.5-4 s); both happen as the reader types."""
+    from engine.answer.answering import answer_rules
     from engine.index.indexer import BookIndexer
     from engine.llm import loading
 
@@ -216,8 +219,12 @@ def test_the_answer_model_loads_in_a_worker_while_the_question_is_typed(qtbot, f
     with qtbot.waitSignal(window.ask_panel.questionStarted, timeout=1000):
         qtbot.keyClicks(window.ask_panel.question, "What did the old horse say")
     qtbot.waitUntil(lambda: window._sessions[book_id]._generator is not None, timeout=30000)
+    assert window.tasks.wait(30000)
     assert opened_in == [False]  # loaded once, in a worker
-    assert stalls.stop() < 100, f"the window stalled {stalls.longest} ms while the model loaded"
+    assert stalls.stop() < 100, f"the window stalled {stalls.longest} ms while the model loaded and read"
+    # It has read the start every answer on this book shares: the question's answer reads only the rest.
+    session, rules = window._sessions[book_id], [answer_rules(window._sessions[book_id].context)]
+    assert session.generator.cached_prefix(rules) == session.generator.count_prompt_tokens(rules) > 150
     with qtbot.assertNotEmitted(window.ask_panel.questionStarted, wait=100):
         qtbot.keyClicks(window.ask_panel.question, " about the hare?")  # once per question
 

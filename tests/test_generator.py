@@ -141,6 +141,35 @@ def test_a_shared_prefix_is_not_processed_again(generator):
     assert len(first_reading) >= 3
 
 
+def test_a_prefilled_start_is_not_read_again_and_a_waiting_call_takes_over(generator):
+    rules = ChatMessage("system", "Answer from this ledger only.\n\n" + PASSAGE * 3)
+    question = [rules, ChatMessage("user", "Who signed the register?")]
+    held = generator.prefill([rules])
+    assert held > 250 and generator.cached_prefix([rules]) == held
+    shared = generator.cached_prefix(question)
+    assert shared >= held - 5  # all but the reply's opening tokens of the rules-only prompt
+    answer = generator.stream(question, GenerationOptions(max_tokens=4)).finish()
+    assert answer.usage.reused_prompt_tokens == shared
+    assert answer.usage.processed_prompt_tokens == answer.usage.prompt_tokens - shared < 20
+    # A question asked while the start is still being read does not wait for
+    # all of it: the reading stops, and the answer reads on from there.
+    longer = ChatMessage("system", "Answer from these pages only.\n\n" + PASSAGE * 12)
+    reached: list[int] = []
+    reading = threading.Thread(target=lambda: reached.append(generator.prefill([longer])))
+    reading.start()
+    time.sleep(0.3)
+    asked = generator.stream([longer, ChatMessage("user", "Who signed it?")], GenerationOptions(max_tokens=2)).finish()
+    reading.join()
+    assert 0 < reached[0] < generator.count_prompt_tokens([longer]) - 100
+    assert asked.usage.reused_prompt_tokens == reached[0]
+    # A cancelled prefill reads nothing, and keeps what the model held read.
+    held = generator.cached_prefix([longer])
+    cancelled = CancelToken()
+    cancelled.cancel()
+    assert generator.prefill([ChatMessage("system", "Another book. " + PASSAGE)], cancelled) < 10
+    assert generator.cached_prefix([longer]) == held > 1000
+
+
 def test_cancel_between_tokens(generator):
     cancel = CancelToken()
     stream = generator.stream([ChatMessage("user", "Write a long story about a ship and its crew.")],

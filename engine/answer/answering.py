@@ -90,10 +90,7 @@ def answer_messages(context, retrieval: Retrieval, passages: int | None = None) 
     question on this book, so its prompt state is reused), then the evidence:
     all retrieved passages, or the `passages` picked first, in book order."""
     book = context.book
-    author = book.metadata.get("author")
-    system = (f"You answer a reader's questions about the book \u201c{book.title}\u201d"
-              f"{' by ' + author if author else ''}.\n\nAbout the book:\n{context.structure_text(retrieval.until)}"
-              f"\n\n{RULES}")
+    system = answer_rules(context, retrieval.until)
     labels = {s.ordinal: s.label for s in book.sections}
     blocks = [f"[{node.id}] ({labels.get(node.section, '')}) {' '.join(node.text.split())}"
               for node in _shown(retrieval, passages)]
@@ -101,7 +98,17 @@ def answer_messages(context, retrieval: Retrieval, passages: int | None = None) 
     checklist = "\n".join(f"{i}. {part.part.text}" for i, part in enumerate(retrieval.parts, start=1))
     user = ("Passages:\n" + "\n\n".join(blocks) + (f"\n\nSummaries:\n{ladder}" if ladder else "")
             + f"\n\nChecklist:\n{checklist}\n\nQuestion: {retrieval.plan.question}\nAnswer:")
-    return [ChatMessage("system", system), ChatMessage("user", user)]
+    return [system, ChatMessage("user", user)]
+
+
+def answer_rules(context, until: int | None = None) -> ChatMessage:
+    """What every answer prompt on this book begins with: the rules and the
+    book's structural card (up to `until`, the sections begun)."""
+    book = context.book
+    author = book.metadata.get("author")
+    return ChatMessage("system", f"You answer a reader's questions about the book \u201c{book.title}\u201d"
+                                 f"{' by ' + author if author else ''}.\n\nAbout the book:\n"
+                                 f"{context.structure_text(until)}\n\n{RULES}")
 
 
 def _shown(retrieval: Retrieval, limit: int | None) -> list:

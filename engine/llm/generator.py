@@ -71,6 +71,13 @@ class Generator(ABC):
     def close(self) -> None:
         """Release the model."""
 
+    def prefill(self, messages: Sequence[ChatMessage], cancel: CancelToken | None = None) -> int:
+        """Read the start of a coming prompt ahead of the call (the rules and
+        book card every answer on a book begins with), so that call reads only
+        the rest. Returns how many of its tokens the model now holds read; 0
+        where the backend keeps no prompt state (a server)."""
+        return 0
+
     # ------------------------------------------------------------ the interface
 
     def stream(self, messages: Sequence[ChatMessage], options: GenerationOptions | None = None,

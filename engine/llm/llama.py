@@ -184,6 +184,9 @@ class LlamaGenerator(Generator):
         )
         self._vocab = model.vocab
         self._lock = threading.Lock()
+        # Calls waiting for the lock: a prefill gives way to them at once.
+        self._waiting = 0
+        self._waiting_lock = threading.Lock()
         self._grammars: dict[str, object] = {}
         self._chunk = _MIN_CHUNK * 4
         self._batch_size = batch_size
@@ -211,8 +214,63 @@ class LlamaGenerator(Generator):
 
     def _stream(self, messages: list[ChatMessage], options: GenerationOptions, cancel: CancelToken,
                 stream: GenerationStream, truncated: int) -> Iterator[str]:
-        with self._lock:
+        with self._waiting_lock:
+            self._waiting += 1
+        try:
+            self._lock.acquire()
+        finally:
+            with self._waiting_lock:
+                self._waiting -= 1
+        try:
             yield from self._generate(messages, options, cancel, stream, truncated)
+        finally:
+            self._lock.release()
+
+    def prefill(self, messages: Sequence[ChatMessage], cancel: CancelToken | None = None) -> int:
+        with self._lock:
+            prompt = self.prompt_tokens(messages)
+            if cancel is not None and cancel.cancelled:
+                return self._shared_prefix(prompt, len(prompt))  # the state kept as it is
+            common = self._keep_shared_prefix(prompt, len(prompt))
+            # A call waiting meanwhile takes over: it reads on from where this stopped.
+            return self._read(prompt, common, len(prompt),
+                              lambda: (cancel is not None and cancel.cancelled) or self._waiting > 0)
+
+    def cached_prefix(self, messages: Sequence[ChatMessage]) -> int:
+        """How many tokens of these messages' prompt the model holds read."""
+        with self._lock:
+            prompt = self.prompt_tokens(messages)
+            return self._shared_prefix(prompt, len(prompt))
+
+    def _shared_prefix(self, prompt: list[int], limit: int) -> int:
+        cached = self._llm.input_ids[: self._llm.n_tokens]
+        common = 0
+        limit = min(len(cached), limit)
+        while common < limit and cached[common] == prompt[common]:
+            common += 1
+        return common
+
+    def _keep_shared_prefix(self, prompt: list[int], limit: int) -> int:
+        """Keep the state of the longest prefix shared with the previous prompt
+        (up to `limit` tokens); the rest of that state is dropped."""
+        common = self._shared_prefix(prompt, limit)
+        self._llm.n_tokens = common
+        return common
+
+    def _read(self, prompt: list[int], position: int, end: int, stop, on_read=None) -> int:
+        """Evaluate prompt[position:end] in chunks, checking `stop()` between
+        them; returns the position reached."""
+        while position < end:
+            if stop():
+                break
+            chunk = prompt[position: min(end, position + self._chunk)]
+            chunk_started = time.perf_counter()
+            self._llm.eval(chunk)
+            self._tune_chunk(len(chunk), time.perf_counter() - chunk_started)
+            position += len(chunk)
+            if on_read is not None:
+                on_read(position)
+        return position
 
     def _generate(self, messages, options, cancel, stream, truncated) -> Iterator[str]:
         llm = self._llm
@@ -222,30 +280,18 @@ class LlamaGenerator(Generator):
         timings = Timings()
         stream.result = Completion(text="", finish_reason="cancelled", usage=usage, timings=timings, model=self.model_id)
 
-        # Keep the state of the longest prefix shared with the previous prompt.
-        cached = llm.input_ids[: llm.n_tokens]
-        common = 0
-        limit = min(len(cached), len(prompt) - 1)
-        while common < limit and cached[common] == prompt[common]:
-            common += 1
-        llm.n_tokens = common
+        common = self._keep_shared_prefix(prompt, len(prompt) - 1)
         usage.reused_prompt_tokens = common
         usage.processed_prompt_tokens = len(prompt) - common
 
-        position = common
         to_read = len(prompt) - 1 - common  # the last token is read by generate()
         stream.reading(0, to_read)
-        while position < len(prompt) - 1:
-            if cancel.cancelled:
-                timings.prompt_seconds = time.perf_counter() - started
-                usage.processed_prompt_tokens = position - common
-                return
-            chunk = prompt[position: min(len(prompt) - 1, position + self._chunk)]
-            chunk_started = time.perf_counter()
-            llm.eval(chunk)
-            self._tune_chunk(len(chunk), time.perf_counter() - chunk_started)
-            position += len(chunk)
-            stream.reading(position - common, to_read)
+        position = self._read(prompt, common, len(prompt) - 1, lambda: cancel.cancelled,
+                              lambda at: stream.reading(at - common, to_read))
+        if position < len(prompt) - 1:  # cancelled
+            timings.prompt_seconds = time.perf_counter() - started
+            usage.processed_prompt_tokens = position - common
+            return
 
         grammar = self._grammar(options.json_schema)
         llm.set_seed(options.seed)
