@@ -162,12 +162,32 @@ def test_a_prefilled_start_is_not_read_again_and_a_waiting_call_takes_over(gener
     reading.join()
     assert 0 < reached[0] < generator.count_prompt_tokens([longer]) - 100
     assert asked.usage.reused_prompt_tokens == reached[0]
+    # A model busy with an answer is not waited for.
+    busy = generator.stream([rules, ChatMessage("user", "Tell me about Marley.")], GenerationOptions(max_tokens=32))
+    next(iter(busy))  # mid-answer: the model is taken
+    attempt: list[int] = []
+    trying = threading.Thread(target=lambda: attempt.append(
+        generator.prefill([ChatMessage("system", "Another book. " + PASSAGE)])))
+    try:
+        trying.start()
+        trying.join(1.0)
+        assert attempt == [0]  # back at once, nothing read
+    finally:
+        busy.finish()
+        trying.join()
     # A cancelled prefill reads nothing, and keeps what the model held read.
-    held = generator.cached_prefix([longer])
+    held = generator.cached_prefix([rules])
     cancelled = CancelToken()
     cancelled.cancel()
     assert generator.prefill([ChatMessage("system", "Another book. " + PASSAGE)], cancelled) < 10
-    assert generator.cached_prefix([longer]) == held > 1000
+    assert generator.cached_prefix([rules]) == held > 250
+
+
+def test_a_start_too_long_for_the_context_is_not_read_ahead(small_context):
+    # 256 tokens of context: the prompt this starts would be cut to fit, and share nothing.
+    rules = [ChatMessage("system", "Answer from this ledger only.\n\n" + PASSAGE * 2)]
+    assert small_context.count_prompt_tokens(rules) > small_context.context_size // 2
+    assert small_context.prefill(rules) < 10
 
 
 def test_cancel_between_tokens(generator):

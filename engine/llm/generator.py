@@ -75,7 +75,7 @@ class Generator(ABC):
         """Read the start of a coming prompt ahead of the call (the rules and
         book card every answer on a book begins with), so that call reads only
         the rest. Returns how many of its tokens the model now holds read; 0
-        where the backend keeps no prompt state (a server)."""
+        where the backend keeps no prompt state (a server), or is busy."""
         return 0
 
     # ------------------------------------------------------------ the interface

@@ -227,14 +227,22 @@ class LlamaGenerator(Generator):
             self._lock.release()
 
     def prefill(self, messages: Sequence[ChatMessage], cancel: CancelToken | None = None) -> int:
-        with self._lock:
+        # Never waits: a model busy with an answer is left to it (a worker
+        # waiting here would be one fewer for the window's other jobs).
+        if not self._lock.acquire(blocking=False):
+            return 0
+        try:
             prompt = self.prompt_tokens(messages)
-            if cancel is not None and cancel.cancelled:
-                return self._shared_prefix(prompt, len(prompt))  # the state kept as it is
+            # Cancelled, or a start too long to leave room for the rest of a
+            # prompt (it would be cut to fit, and share nothing): kept as it is.
+            if (cancel is not None and cancel.cancelled) or len(prompt) > self.context_size // 2:
+                return self._shared_prefix(prompt, len(prompt))
             common = self._keep_shared_prefix(prompt, len(prompt))
             # A call waiting meanwhile takes over: it reads on from where this stopped.
             return self._read(prompt, common, len(prompt),
                               lambda: (cancel is not None and cancel.cancelled) or self._waiting > 0)
+        finally:
+            self._lock.release()
 
     def cached_prefix(self, messages: Sequence[ChatMessage]) -> int:
         """How many tokens of these messages' prompt the model holds read."""
