@@ -44,6 +44,13 @@ class QuestionBox(QPlainTextEdit):
         if self.toPlainText() != before:
             self.typed.emit()
 
+    def canInsertFromMimeData(self, source) -> bool:
+        # A book file dropped here is for the window to import (as anywhere
+        # else on it), not a path to paste into the question.
+        if source.hasUrls() and any(url.isLocalFile() for url in source.urls()):
+            return False
+        return super().canInsertFromMimeData(source)
+
     def insertFromMimeData(self, source) -> None:
         super().insertFromMimeData(source)
         self.typed.emit()

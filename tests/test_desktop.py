@@ -156,6 +156,32 @@ def test_a_long_question_wraps_in_its_box_and_enter_asks_it(qtbot):
     assert box.text() == "Who is Marley?\n"  # Enter asks; it adds no line
 
 
+def test_a_book_file_dragged_onto_the_question_box_goes_on_to_the_window(qtbot, fixtures):
+    from PySide6.QtGui import QDragEnterEvent
+    from PySide6.QtWidgets import QApplication
+
+    from desktop.question_box import QuestionBox
+
+    box = QuestionBox()
+    qtbot.addWidget(box)
+    box.show()
+    qtbot.waitExposed(box)
+
+    def entered(data: QMimeData) -> bool:
+        event = QDragEnterEvent(QPoint(5, 5), Qt.DropAction.CopyAction, data, Qt.MouseButton.NoButton,
+                                Qt.KeyboardModifier.NoModifier)
+        QApplication.sendEvent(box.viewport(), event)
+        return event.isAccepted()
+
+    book = QMimeData()
+    book.setUrls([QUrl.fromLocalFile(str(fixtures / "black-beauty-excerpt.txt"))])
+    book.setText(str(fixtures / "black-beauty-excerpt.txt"))  # as file managers also offer it
+    assert not entered(book)  # refused here, it reaches the window, which imports it
+    words = QMimeData()
+    words.setText("Who is Marley?")
+    assert entered(words)  # text is still dropped into the question
+
+
 def test_the_book_map_keeps_a_gap_between_marked_sections(qtbot):
     book_map, _ = _map_of_three_chapters(qtbot)
     book_map.mark({1, 2, 3}, cited={1, 2})
