@@ -14,7 +14,7 @@ _MOST_LINES = 4  # taller than this, the box scrolls: the answer needs the room
 
 class QuestionBox(QPlainTextEdit):
     submitted = Signal()
-    typed = Signal()  # the reader changed the text (typing or pasting; not setText)
+    typed = Signal()  # the reader changed the text (typing, pasting, undoing; not setText)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -24,6 +24,8 @@ class QuestionBox(QPlainTextEdit):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.document().setDocumentMargin(3)
         self.document().documentLayout().documentSizeChanged.connect(lambda _size: self._fit())
+        self._setting = False
+        self.textChanged.connect(self._changed)
         self._fit()
 
     # The same calls as a one-line field, for the panel and its callers.
@@ -31,18 +33,25 @@ class QuestionBox(QPlainTextEdit):
         return self.toPlainText()
 
     def setText(self, text: str) -> None:
-        self.setPlainText(text)
+        self._setting = True
+        try:
+            self.setPlainText(text)
+        finally:
+            self._setting = False
         self.moveCursor(QTextCursor.MoveOperation.Start)  # a question taller than the box shows its start
+
+    def _changed(self) -> None:
+        # Every edit of the reader's (keys, paste, drop, undo) comes through
+        # here; only the program's own setText does not count.
+        if not self._setting:
+            self.typed.emit()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not (
                 event.modifiers() & Qt.KeyboardModifier.ShiftModifier):
             self.submitted.emit()
             return
-        before = self.toPlainText()
         super().keyPressEvent(event)
-        if self.toPlainText() != before:
-            self.typed.emit()
 
     def canInsertFromMimeData(self, source) -> bool:
         # A book file dropped here is for the window to import (as anywhere
@@ -50,10 +59,6 @@ class QuestionBox(QPlainTextEdit):
         if source.hasUrls() and any(url.isLocalFile() for url in source.urls()):
             return False
         return super().canInsertFromMimeData(source)
-
-    def insertFromMimeData(self, source) -> None:
-        super().insertFromMimeData(source)
-        self.typed.emit()
 
     def lines_shown(self) -> int:
         """How many lines of text the box is tall enough for now."""
@@ -64,11 +69,11 @@ class QuestionBox(QPlainTextEdit):
         self._fit()  # a narrower box wraps onto more lines
 
     def _fit(self) -> None:
-        lines = max(1, min(_MOST_LINES, self._wrapped_lines()))
-        height = lines * self.fontMetrics().lineSpacing() + self._frame_height()
+        wrapped = self._wrapped_lines()
+        height = max(1, min(_MOST_LINES, wrapped)) * self.fontMetrics().lineSpacing() + self._frame_height()
         if self.height() != height or self.minimumHeight() != height:
             self.setFixedHeight(height)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded if self._wrapped_lines() > _MOST_LINES
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded if wrapped > _MOST_LINES
                                         else Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
     def _wrapped_lines(self) -> int:
