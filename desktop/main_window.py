@@ -617,8 +617,8 @@ class MainWindow(QMainWindow):
         def load(context):
             with self._sessions_lock:  # a worker's lock: the book's session, made as it opened
                 session = self._sessions.get(book_id)
-            if session is not None and session.writes_answers:
-                session.prepare_answer(until, cancel=context)
+            if session is not None:
+                session.prepare_answer(until, cancel=context)  # nothing where answers are left to the evidence
 
         # A model that fails to load says so when the question needs it.
         self.tasks.submit(load, name="Loading the answer model", lane=URGENT, on_error=lambda _message: None)
