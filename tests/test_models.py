@@ -246,6 +246,44 @@ def test_models_command_errors_are_one_line(cli, tmp_path):
         assert len(result.stderr.strip().splitlines()) == 1 and expected in result.stderr
 
 
+def test_a_model_being_loaded_holds_up_no_one_who_wants_another(chapterhouse_home, monkeypatch):
+    """Loading a model held one lock over every model: a 3-4B generator,
+    loaded for seconds as the reader types, held up the question's retrieval
+    waiting for the embedder it had loaded long before. Two callers wanting
+    the same model still load it once."""
+    from engine.llm import loading
+
+    settings = ModelSettings()
+    loading.release_all()
+    embedder = loading.open_embedder(settings)
+    may_load, builds, generators = threading.Event(), [], []
+    real_build = loading._build_generator
+
+    def slow_build(spec):
+        builds.append(spec)
+        may_load.wait(60)
+        return real_build(spec)
+
+    monkeypatch.setattr(loading, "_build_generator", slow_build)
+    loaders = [threading.Thread(target=lambda: generators.append(loading.open_generator(settings, lane="answer")))
+               for _ in range(2)]
+    try:
+        for loader in loaders:
+            loader.start()
+        while not builds:
+            threading.Event().wait(0.01)
+        retrieval = threading.Thread(target=lambda: generators.append(loading.open_embedder(settings)))
+        retrieval.start()
+        retrieval.join(20)
+        assert not retrieval.is_alive() and generators == [embedder]
+    finally:
+        may_load.set()
+        for loader in loaders:
+            loader.join(60)
+        loading.release_all()
+    assert len(builds) == 1 and generators[1] is generators[2]
+
+
 def test_a_small_generator_gets_one_instance_per_lane_a_big_one_is_shared(chapterhouse_home, monkeypatch):
     from engine.llm import loading
     from engine.llm.settings import ModelSettings

@@ -15,8 +15,14 @@ from .errors import ModelError
 from .generator import Generator
 from .settings import CATALOGUE, FILE, FOLDER, REMOTE, ModelChoice, ModelSettings
 
+# `_lock` guards the two tables only and is never held while a model loads:
+# a 3-4B generator takes seconds to load, and a question's retrieval must not
+# wait that long for an embedder loaded long ago. Each key being loaded has
+# its own lock, so two callers wanting the same model still load it once.
 _lock = threading.Lock()
 _loaded: dict[tuple, object] = {}
+_loading: dict[tuple, threading.Lock] = {}
+_releases = 0
 
 
 def generator_spec(settings: ModelSettings, catalogue: Catalogue | None = None) -> dict:
@@ -92,8 +98,10 @@ def release_all() -> None:
     run stopping at its next checkpoint, an answer), and freeing llama.cpp's
     memory under it crashes the process. Each is freed when its last user
     lets go of it."""
+    global _releases
     with _lock:
         _loaded.clear()
+        _releases += 1
 
 
 def _build_generator(spec: dict) -> Generator:
@@ -118,9 +126,25 @@ def _build_embedder(spec: dict) -> Embedder:
 
 def _cached(key: tuple, build):
     with _lock:
-        if key not in _loaded:
-            _loaded[key] = build()
-        return _loaded[key]
+        if key in _loaded:
+            return _loaded[key]
+        key_lock = _loading.setdefault(key, threading.Lock())
+    with key_lock:
+        with _lock:
+            if key in _loaded:  # loaded by the caller this one waited for
+                return _loaded[key]
+            releases = _releases
+        try:
+            model = build()
+        except BaseException:
+            with _lock:
+                _loading.pop(key, None)
+            raise
+        with _lock:
+            _loading.pop(key, None)
+            if releases == _releases:  # the settings changed meanwhile: not kept
+                _loaded[key] = model
+        return model
 
 
 def _key(spec: dict) -> tuple:
