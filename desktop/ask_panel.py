@@ -58,7 +58,8 @@ class AskPanel(QWidget):
     answerStarted = Signal()
     answerFailed = Signal(str)
     answerEnded = Signal()  # after any of finished, failed or stopped
-    # The reader began a question (once per question): its model may load now.
+    # The reader began a question (once per question, and again when "Only
+    # what I have read" changes under it): its model may load and read ahead now.
     questionStarted = Signal()
 
     def __init__(self, runner, parent=None):
@@ -107,6 +108,7 @@ class AskPanel(QWidget):
                                "Right-click the text to set it.")
         self.so_far.setChecked(QSettings().value("ask/soFar", False, type=bool))
         self.so_far.toggled.connect(lambda checked: QSettings().setValue("ask/soFar", checked))
+        self.so_far.toggled.connect(self._reading_limit_changed)
 
         self.status = QLabel("", self)
         self.status.setWordWrap(True)
@@ -212,6 +214,12 @@ class AskPanel(QWidget):
     def _question_typed(self) -> None:
         if self.book is not None and self.question.text().strip() and not self._question_begun:
             self._question_begun = True
+            self.questionStarted.emit()
+
+    def _reading_limit_changed(self) -> None:
+        # The answer's start names the sections up to the reader's position:
+        # what was read ahead for the other setting would mostly be read again.
+        if self._question_begun and self.cancel is None:
             self.questionStarted.emit()
 
     def ask(self) -> None:

@@ -211,6 +211,7 @@ def test_the_answer_model_loads_and_reads_the_books_rules_while_the_question_is_
     with qtbot.waitSignal(window.bookOpened, timeout=20000):
         window.open_book(book_id)
     qtbot.waitUntil(lambda: book_id in window._sessions, timeout=20000)
+    window.ask_panel.so_far.setChecked(False)
     window.ask_panel.question.setText("Who?")  # a question put back in the box is not one being typed
     assert window.tasks.wait(10000) and opened_in == []
     window.ask_panel.question.clear()
@@ -227,6 +228,14 @@ def test_the_answer_model_loads_and_reads_the_books_rules_while_the_question_is_
     assert session.generator.cached_prefix(rules) == session.generator.count_prompt_tokens(rules) > 150
     with qtbot.assertNotEmitted(window.ask_panel.questionStarted, wait=100):
         qtbot.keyClicks(window.ask_panel.question, " about the hare?")  # once per question
+    # "Only what I have read" ticked under the question: its answer starts
+    # with the sections begun by the reader's position, read ahead in turn.
+    limited = [answer_rules(session.context, window.ask_panel.read_to_provider())]
+    assert limited[0].content != rules[0].content
+    with qtbot.waitSignal(window.ask_panel.questionStarted, timeout=1000):
+        window.ask_panel.so_far.setChecked(True)
+    assert window.tasks.wait(30000)
+    assert session.generator.cached_prefix(limited) == session.generator.count_prompt_tokens(limited)
 
 
 def test_answers_being_prepared_for_a_book_removed_meanwhile_are_not_kept(qtbot, fixtures):
