@@ -433,12 +433,14 @@ def test_a_question_with_no_words_is_refused_before_a_new_book_is_imported(chapt
 
     env = {**os.environ, "CHAPTERHOUSE_HOME": str(chapterhouse_home)}
     book = str(fixtures / "three-chapters.txt")
-    for command, question, reason in (("retrieve", "   ", "the question is empty"),
-                                      ("ask", "?? --", "the question has no words")):
+    pasted = "Where does the hare run? " * 100
+    for command, question, reason in (("retrieve", "   ", "the question is empty; ask something about the book"),
+                                      ("ask", "?? --", "the question has no words; ask something about the book"),
+                                      ("ask", pasted, "the question is 2,499 characters long; ask in at most 2,000")):
         result = subprocess.run([sys.executable, "-m", "engine", command, book, question], capture_output=True,
                                 text=True, cwd=ROOT, env=env)
         assert result.returncode == 2
-        assert result.stderr == f"chapterhouse: error: {book}: {reason}; ask something about the book\n"
+        assert result.stderr == f"chapterhouse: error: {book}: {reason}\n"
     # Told at once: the book was not imported (nor indexed) for a question that could not be asked.
     assert Library().list_books() == []
 
@@ -587,6 +589,8 @@ def test_a_bad_question_file_or_an_empty_question_is_one_line(session, tmp_path)
         session.ask("   ")
     with pytest.raises(ChapterhouseError, match="the question has no words"):
         session.retrieve("??? ###")
+    with pytest.raises(ChapterhouseError, match="the question is 2,001 characters long; ask in at most 2,000"):
+        session.retrieve("Why? " + "x" * 1996)
 
 
 def test_the_harness_says_which_goals_a_run_meets():

@@ -18,6 +18,12 @@ from .digest import DigestLine, evidence_digest
 from .retrieval import Features, Retrieval, retrieve
 
 
+# A question with a quoted paragraph in it fits; a pasted chapter does not: it
+# would crowd the passages out of the answer's prompt (a 20,000-character one
+# took the default model 88 s to begin, for nothing of use).
+MAX_QUESTION_CHARACTERS = 2000
+
+
 def check_question(question: str, book: str) -> None:
     """Refuse, in one line naming the book, a question nothing can be found for."""
     if not question.strip():
@@ -25,6 +31,10 @@ def check_question(question: str, book: str) -> None:
     if not any(character.isalnum() for character in question):
         # Nothing to plan or match: the dense list alone would rank noise.
         raise ChapterhouseError(f"{book}: the question has no words; ask something about the book")
+    length = len(question.strip())
+    if length > MAX_QUESTION_CHARACTERS:
+        raise ChapterhouseError(f"{book}: the question is {length:,} characters long; ask in at most "
+                                f"{MAX_QUESTION_CHARACTERS:,}")
 
 
 class AnswerSession:
