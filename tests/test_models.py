@@ -250,7 +250,8 @@ def test_a_model_being_loaded_holds_up_no_one_who_wants_another(chapterhouse_hom
     """Loading a model held one lock over every model: a 3-4B generator,
     loaded for seconds as the reader types, held up the question's retrieval
     waiting for the embedder it had loaded long before. Two callers wanting
-    the same model still load it once."""
+    the same model still load it once, and one whose settings changed while
+    it loaded is not kept."""
     from engine.llm import loading
 
     settings = ModelSettings()
@@ -276,12 +277,25 @@ def test_a_model_being_loaded_holds_up_no_one_who_wants_another(chapterhouse_hom
         retrieval.start()
         retrieval.join(20)
         assert not retrieval.is_alive() and generators == [embedder]
+        may_load.set()
+        for loader in loaders:
+            loader.join(60)
+        assert len(builds) == 1 and generators[1] is generators[2]
+        loading.release_all()
+        may_load.clear()
+        late = threading.Thread(target=lambda: generators.append(loading.open_generator(settings, lane="answer")))
+        late.start()
+        while len(builds) < 2:
+            threading.Event().wait(0.01)
+        loading.release_all()  # the reader chose another model meanwhile
+        may_load.set()
+        late.join(60)
+        assert loading.open_generator(settings, lane="answer") is not generators[3] and len(builds) == 3
     finally:
         may_load.set()
         for loader in loaders:
             loader.join(60)
         loading.release_all()
-    assert len(builds) == 1 and generators[1] is generators[2]
 
 
 def test_a_small_generator_gets_one_instance_per_lane_a_big_one_is_shared(chapterhouse_home, monkeypatch):

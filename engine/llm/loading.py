@@ -142,7 +142,7 @@ def _cached(key: tuple, build):
             raise
         with _lock:
             _loading.pop(key, None)
-            if releases == _releases:  # the settings changed meanwhile: not kept
+            if releases == _releases:  # not kept if the settings changed meanwhile
                 _loaded[key] = model
         return model
 
