@@ -1,12 +1,14 @@
 """Faults while indexing: a full disk, a data folder that cannot be written,
 the model server dying mid-stage. Each gives a clear error, the index stays at
 its last checkpoint, and the book stays usable at the stages already done:
-on a disk that takes no writes it can still be searched and asked about."""
+on a disk that takes no writes it can still be searched and asked about.
+Search files found damaged later are rebuilt from the book's records."""
 
 from __future__ import annotations
 
 import gc
 import os
+import shutil
 import sqlite3
 import subprocess
 import tempfile
@@ -15,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from engine.answer.session import AnswerSession
-from engine.errors import StorageError
-from engine.index.indexer import BookIndexer, IndexingError
+from engine.errors import ChapterhouseError, StorageError
+from engine.index.indexer import BookIndexer, IndexingError, builder_lock
+from engine.index.searchfiles import current_generation
 from engine.llm import ModelChoice, ModelError, ModelSettings, open_embedder
 from engine.llm.remote import EndpointSettings, RemoteGenerator
 from engine.store import Library
@@ -259,3 +262,88 @@ def test_an_indexing_lock_that_cannot_be_made(tmp_path, fixtures, embedder):
     message = str(caught.value)
     assert message.startswith("Black Beauty: storage failed") and "\n" not in message
     assert indexer.status()["stage_reached"] == 0
+
+
+QUESTION = "What did the old horse say about the hare and the dogs?"
+
+
+def _damage(library: Library, book_id: str, how: str) -> Path:
+    """One of the current generation's search files spoilt; its folder."""
+    folder = current_generation(library.folder(book_id) / "index").folder
+    if how == "vectors":
+        (folder / "vectors.hnsw").write_bytes(b"not an index")
+    elif how == "text index":
+        shutil.rmtree(folder / "tantivy-1")
+    elif how == "all files":
+        shutil.rmtree(folder.parent)
+    else:
+        (folder / "vectors.json").write_text('{"ids": ')
+    return folder
+
+
+def _passages(library: Library, book_id: str, embedder) -> list[str]:
+    session = _evidence_session(library, book_id, embedder)
+    try:
+        return [node.id for node in session.retrieve(QUESTION).ranked]
+    finally:
+        session.indexer.close()
+
+
+def test_damaged_search_files_are_rebuilt_from_the_books_records(tmp_path, fixtures, embedder):
+    """The search files derive from the book's records: one spoilt (a disk
+    error, a sync tool) made every question fail with hnswlib's "Index seems
+    to be corrupted", or, with the text index gone, silently lose its words."""
+    library = Library(tmp_path / "home")
+    book_id = _indexed_and_asked_once(library, fixtures, embedder)
+    index = library.folder(book_id) / "index"
+    expected = _passages(library, book_id, embedder)
+    assert len(expected) == 11  # of the excerpt's 12 passages, best first
+    for how in ("vectors", "text index", "id map", "all files"):
+        damaged = _damage(library, book_id, how)
+        assert _passages(library, book_id, embedder) == expected, how
+        # Published again, for every later search: the spoilt folder is gone.
+        assert current_generation(index).folder != damaged and not damaged.exists()
+        assert BookIndexer(library, book_id, embedder=embedder).status()["searchable"]
+
+    # While the book is being indexed (its run will publish new files), a
+    # search rebuilds them for itself and publishes nothing.
+    damaged = _damage(library, book_id, "vectors")
+    with builder_lock(index):
+        assert _passages(library, book_id, embedder) == expected
+        assert current_generation(index).folder == damaged
+    assert _passages(library, book_id, embedder) == expected
+    assert current_generation(index).folder != damaged
+
+
+def test_damaged_search_files_on_a_disk_that_takes_no_writes(small_filesystem, fixtures, embedder):
+    library = Library(small_filesystem / "home")
+    book_id = _indexed_and_asked_once(library, fixtures, embedder)
+    expected = _passages(library, book_id, embedder)
+    damaged = _damage(library, book_id, "vectors")
+    rebuilt_before = set(Path(tempfile.gettempdir()).glob("chapterhouse-search-*"))
+    subprocess.run(["mount", "-o", "remount,ro", str(small_filesystem)], check=True)
+    try:
+        assert _passages(library, book_id, embedder) == expected  # rebuilt in a private folder
+        assert current_generation(library.folder(book_id) / "index").folder == damaged
+        gc.collect()
+        assert set(Path(tempfile.gettempdir()).glob("chapterhouse-search-*")) == rebuilt_before  # gone with it
+    finally:
+        subprocess.run(["mount", "-o", "remount,rw", str(small_filesystem)], check=True)
+
+
+def test_damaged_search_files_that_cannot_be_rebuilt_are_one_line(small_filesystem, tmp_path, fixtures, embedder,
+                                                                   monkeypatch):
+    library = Library(tmp_path / "home")
+    book_id = _indexed_and_asked_once(library, fixtures, embedder)
+    damaged = _damage(library, book_id, "vectors")
+    subprocess.run(["mount", "-o", "remount,ro", str(small_filesystem)], check=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(small_filesystem))  # no room for a private rebuild
+    try:
+        with builder_lock(library.folder(book_id) / "index"):  # nor for a published one: the book is being indexed
+            with pytest.raises(ChapterhouseError) as caught:
+                _passages(library, book_id, embedder)
+    finally:
+        subprocess.run(["mount", "-o", "remount,rw", str(small_filesystem)], check=True)
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(f"{damaged / 'vectors.hnsw'}: unreadable (")
+    assert "rebuilding the book's search files failed" in message and "Read-only file system" in message, message

@@ -152,7 +152,34 @@ class BookIndexer:
         return self._embedder
 
     def search(self) -> BookSearch:
-        return BookSearch(self.folder, self.store, self.embedder)
+        return BookSearch(self.folder, self.store, self.embedder, repair=self.republish)
+
+    def republish(self) -> bool:
+        """Rebuild the published search files from the records (they were
+        found damaged), unless the book is being indexed, here or in another
+        process (its run replaces them), or its disk takes no writes.
+        Returns whether it did."""
+        if not self.store.writable or not self.lock.acquire(blocking=False):
+            return False
+        try:
+            others = FileLock(self.folder.parent / "indexing.lock")
+            try:
+                others.acquire(timeout=0)
+            except (Timeout, OSError):
+                return False
+            try:
+                revision = self.store.manifest_value("revision")
+                build_generation(self.folder, self.store)
+                if revision:
+                    with self.store.transaction():
+                        self.store.set_manifest_value("published", revision)
+                return True
+            except (OSError, sqlite3.Error, ValueError, RuntimeError):
+                return False  # a full disk, say: the caller searches a private rebuild
+            finally:
+                others.release()
+        finally:
+            self.lock.release()
 
     def close(self) -> None:
         self.store.close()

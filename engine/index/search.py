@@ -4,10 +4,13 @@ reciprocal rank fusion, over the levels asked for (1 passages, 2 summaries,
 
 from __future__ import annotations
 
+import shutil
+import threading
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
-from .searchfiles import NO_SECTION, OpenGeneration, current_generation
+from .searchfiles import NO_SECTION, OpenGeneration, SearchFilesDamaged, build_private, current_generation
 from .store import IndexStore, Node
 
 RRF_K = 60
@@ -25,22 +28,51 @@ class Hit:
 
 
 class BookSearch:
-    """Searches one book; reopens the indexes when a newer generation lands."""
+    """Searches one book; reopens the indexes when a newer generation lands.
+    Search files found damaged are rebuilt from the book's records: published
+    by `repair` (callable() -> whether it could) where the book's indexing
+    lets it, else for this search alone until a newer generation lands."""
 
-    def __init__(self, index_folder: Path, store: IndexStore, embedder=None):
+    def __init__(self, index_folder: Path, store: IndexStore, embedder=None, repair=None):
         self.folder = index_folder
         self.store = store
         self.embedder = embedder
+        self.repair = repair
         self._open: OpenGeneration | None = None
+        self._stands_in_for: Path | None = None  # the damaged generation a private rebuild replaces
+        self._opening = threading.Lock()  # one rebuild, not one per thread asking
         self._query_vectors: dict[str, object] = {}
 
     def _generation(self) -> OpenGeneration | None:
         generation = current_generation(self.folder)
-        if generation is None:
-            return None
-        if self._open is None or self._open.generation.number != generation.number:
-            self._open = OpenGeneration(generation)
-        return self._open
+        if generation is None and not self.store.manifest_value("published"):
+            return None  # a new book, not searchable yet
+        key = generation.folder if generation is not None else self.folder  # the folder: files all gone
+        with self._opening:
+            if self._open is None or key not in (self._open.generation.folder, self._stands_in_for):
+                try:
+                    if generation is None:
+                        raise SearchFilesDamaged(f"{self.folder}: the book's search files are missing")
+                    self._open, self._stands_in_for = OpenGeneration(generation), None
+                except SearchFilesDamaged as damaged:
+                    self._open = self._rebuilt(key, generation.number if generation is not None else 0, damaged)
+            return self._open
+
+    def _rebuilt(self, damaged_folder: Path, number: int, damaged: SearchFilesDamaged) -> OpenGeneration:
+        if self.repair is not None and self.repair():
+            republished = current_generation(self.folder)
+            if republished is not None:
+                self._stands_in_for = None
+                return OpenGeneration(republished)
+        try:
+            private = build_private(self.store, number)
+        except (OSError, ValueError, RuntimeError) as error:
+            reason = " ".join(str(error).split())
+            raise SearchFilesDamaged(f"{damaged}; rebuilding the book's search files failed ({reason})") from None
+        opened = OpenGeneration(private)
+        weakref.finalize(opened, shutil.rmtree, private.folder, True)
+        self._stands_in_for = damaged_folder
+        return opened
 
     @property
     def dense_available(self) -> bool:

@@ -9,7 +9,9 @@ what the LLM stages wrote (The Call of the Wild lost a required chapter).
 Each build writes a complete new generation into a folder of its own and then
 switches the `CURRENT` pointer with one atomic rename, so readers see either
 the old indexes or the new ones, never a half-built one, and a kill during a
-build leaves only a stray folder that the next build sweeps away.
+build leaves only a stray folder that the next build sweeps away. Files found
+missing or unreadable when opened (a disk error, a sync tool) raise
+SearchFilesDamaged; the search rebuilds them from the store (search.py).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import ChapterhouseError
 from ..processes import process_alive
 from .store import IndexStore
 
@@ -34,12 +37,19 @@ _TANTIVY = "tantivy"
 NO_SECTION = -1
 
 
+class SearchFilesDamaged(ChapterhouseError):
+    """A search file of the current generation is missing or unreadable (a
+    disk error, a sync tool, a hand in the folder). The files are derived
+    from the book's records, which are untouched: they can be rebuilt."""
+
+
 @dataclass
 class Generation:
     number: int
     folder: Path
     nodes: int
     vectors: int
+    levels: list[int] | None = None  # the levels with a text index (None: written before this was noted)
 
 
 def current_generation(folder: Path) -> Generation | None:
@@ -51,60 +61,82 @@ def current_generation(folder: Path) -> Generation | None:
     target = folder / data["folder"]
     if not target.is_dir():
         return None
-    return Generation(data["generation"], target, data.get("nodes", 0), data.get("vectors", 0))
+    return Generation(data["generation"], target, data.get("nodes", 0), data.get("vectors", 0), data.get("levels"))
 
 
 def build_generation(folder: Path, store: IndexStore) -> Generation:
     """Build Tantivy and HNSW from the store into a new generation and switch to it."""
-    import hnswlib
-    import tantivy
-
     folder.mkdir(parents=True, exist_ok=True)
     previous = current_generation(folder)
     number = (previous.number + 1) if previous else 1
     staging = folder / f"building-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     staging.mkdir()
     try:
-        nodes = store.nodes()
-        schema = _schema()
-        for level in sorted({node.level for node in nodes}):
-            path = staging / f"{_TANTIVY}-{level}"
-            path.mkdir()
-            index = tantivy.Index(schema, path=str(path))
-            writer = index.writer(heap_size=64_000_000, num_threads=1)
-            for node in nodes:
-                if node.level == level:
-                    writer.add_document(tantivy.Document(
-                        node_id=node.id, level=node.level,
-                        section=node.section if node.section is not None else NO_SECTION,
-                        text=node.text, context=" ".join(filter(None, [node.title, node.context])),
-                    ))
-            writer.commit()
-            writer.wait_merging_threads()
-
-        ids, matrix = store.vectors()
-        if ids:
-            space = hnswlib.Index(space="cosine", dim=matrix.shape[1])
-            space.init_index(max_elements=len(ids), ef_construction=200, M=16, random_seed=7)
-            space.add_items(matrix, np.arange(len(ids)), num_threads=1)
-            space.save_index(str(staging / "vectors.hnsw"))
-        meta = {node.id: (node.level, node.section if node.section is not None else NO_SECTION) for node in nodes}
-        (staging / "vectors.json").write_text(json.dumps({"ids": ids, "dimension": int(matrix.shape[1]) if ids else 0,
-                                                          "levels": [meta[i][0] for i in ids],
-                                                          "sections": [meta[i][1] for i in ids]}))
+        nodes, vectors, levels = _write_files(staging, store)
         target = folder / f"gen-{number}"
         if target.exists():
             shutil.rmtree(target)
         os.rename(staging, target)
         pointer = folder / (_POINTER + ".tmp")
-        pointer.write_text(json.dumps({"generation": number, "folder": target.name, "nodes": len(nodes),
-                                       "vectors": len(ids)}))
+        pointer.write_text(json.dumps({"generation": number, "folder": target.name, "nodes": nodes,
+                                       "vectors": vectors, "levels": levels}))
         os.replace(pointer, folder / _POINTER)
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
     _sweep(folder, keep=target.name)
-    return Generation(number, target, len(nodes), len(ids))
+    return Generation(number, target, nodes, vectors, levels)
+
+
+def build_private(store: IndexStore, number: int) -> Generation:
+    """The search files built from the store into a temporary folder of this
+    process's own, published nowhere (the caller removes it): searching goes
+    on while the book's published files cannot be replaced (its indexing
+    runs elsewhere, or its disk takes no writes)."""
+    folder = Path(tempfile.mkdtemp(prefix="chapterhouse-search-"))
+    try:
+        nodes, vectors, levels = _write_files(folder, store)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return Generation(number, folder, nodes, vectors, levels)
+
+
+def _write_files(folder: Path, store: IndexStore) -> tuple[int, int, list[int]]:
+    """Tantivy per level, HNSW and its id map, written into `folder`:
+    (nodes, vectors, levels)."""
+    import hnswlib
+    import tantivy
+
+    nodes = store.nodes()
+    schema = _schema()
+    levels = sorted({node.level for node in nodes})
+    for level in levels:
+        path = folder / f"{_TANTIVY}-{level}"
+        path.mkdir()
+        index = tantivy.Index(schema, path=str(path))
+        writer = index.writer(heap_size=64_000_000, num_threads=1)
+        for node in nodes:
+            if node.level == level:
+                writer.add_document(tantivy.Document(
+                    node_id=node.id, level=node.level,
+                    section=node.section if node.section is not None else NO_SECTION,
+                    text=node.text, context=" ".join(filter(None, [node.title, node.context])),
+                ))
+        writer.commit()
+        writer.wait_merging_threads()
+
+    ids, matrix = store.vectors()
+    if ids:
+        space = hnswlib.Index(space="cosine", dim=matrix.shape[1])
+        space.init_index(max_elements=len(ids), ef_construction=200, M=16, random_seed=7)
+        space.add_items(matrix, np.arange(len(ids)), num_threads=1)
+        space.save_index(str(folder / "vectors.hnsw"))
+    meta = {node.id: (node.level, node.section if node.section is not None else NO_SECTION) for node in nodes}
+    (folder / "vectors.json").write_text(json.dumps({"ids": ids, "dimension": int(matrix.shape[1]) if ids else 0,
+                                                     "levels": [meta[i][0] for i in ids],
+                                                     "sections": [meta[i][1] for i in ids]}))
+    return len(nodes), len(ids), levels
 
 
 def _sweep(folder: Path, keep: str) -> None:
@@ -132,28 +164,53 @@ _QUERY_NOISE = re.compile(r"[^\w\s'\"-]")
 _OPERATORS = re.compile(r"\b(AND|OR|NOT|IN)\b")
 
 
+def _opened(path: Path, open_file):
+    """What `open_file` returns; its failure, as SearchFilesDamaged naming the file."""
+    try:
+        return open_file()
+    except FileNotFoundError:
+        raise SearchFilesDamaged(f"{path}: missing") from None
+    except (OSError, ValueError, RuntimeError) as error:
+        # Tantivy and hnswlib report a damaged file as a plain error.
+        raise SearchFilesDamaged(f"{path}: unreadable ({' '.join(str(error).split())})") from None
+
+
 class OpenGeneration:
     """One generation's indexes, opened for searching."""
 
     def __init__(self, generation: Generation):
+        """Raises SearchFilesDamaged, naming the file, if one is missing or unreadable."""
         self.generation = generation
+        folder = generation.folder
         # level -> (index, searcher); None stands for every level, in a
         # generation written before levels had an index each.
         self.indexes: dict[int | None, tuple] = {}
-        for path in generation.folder.glob(f"{_TANTIVY}*"):
+        for path in folder.glob(f"{_TANTIVY}*"):
             level = int(path.name.rsplit("-", 1)[1]) if "-" in path.name else None
-            index = self._open_text_index(path)
+            index = _opened(path, lambda: self._open_text_index(path))
             self.indexes[level] = (index, index.searcher())
-        meta = json.loads((generation.folder / "vectors.json").read_text())
-        self.ids: list[str] = meta["ids"]
-        self.levels = np.array(meta["levels"], dtype=np.int64)
-        self.sections = np.array(meta["sections"], dtype=np.int64)
+        expected = generation.levels if generation.levels is not None else ([1] if generation.nodes else [])
+        for level in expected:
+            if level not in self.indexes and None not in self.indexes:
+                raise SearchFilesDamaged(f"{folder / f'{_TANTIVY}-{level}'}: missing")
+        meta = _opened(folder / "vectors.json", lambda: json.loads((folder / "vectors.json").read_text()))
+        try:
+            self.ids: list[str] = meta["ids"]
+            self.levels = np.array(meta["levels"], dtype=np.int64)
+            self.sections = np.array(meta["sections"], dtype=np.int64)
+            dimension = meta["dimension"]
+        except (KeyError, TypeError, ValueError) as error:
+            raise SearchFilesDamaged(f"{folder / 'vectors.json'}: unreadable ({error!r})") from None
         self.space = None
         if self.ids:
             import hnswlib
 
-            self.space = hnswlib.Index(space="cosine", dim=meta["dimension"])
-            self.space.load_index(str(generation.folder / "vectors.hnsw"), max_elements=len(self.ids))
+            space = hnswlib.Index(space="cosine", dim=dimension)
+            path = folder / "vectors.hnsw"
+            _opened(path, lambda: space.load_index(str(path), max_elements=len(self.ids)))
+            if space.get_current_count() != len(self.ids):
+                raise SearchFilesDamaged(f"{path}: holds {space.get_current_count()} vectors, not {len(self.ids)}")
+            self.space = space
 
     def embedded(self, level: int) -> int:
         """How many nodes of a level have vectors in this generation (fewer
