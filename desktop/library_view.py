@@ -19,8 +19,11 @@ from PySide6.QtWidgets import (
 from engine.durations import duration_text
 
 BOOK_ID_ROLE = Qt.ItemDataRole.UserRole
-STAGE_NAMES = {0: "not indexed", 1: "searchable (stage 1 of 4)", 2: "stage 2 of 4", 3: "stage 3 of 4",
-               4: "fully indexed"}
+# The stage shown for a book whose database cannot be read: nothing can be
+# done with it but removing it (its file imports again).
+DAMAGED = -1
+STAGE_NAMES = {DAMAGED: "damaged: remove it and import it again", 0: "not indexed", 1: "searchable (stage 1 of 4)",
+               2: "stage 2 of 4", 3: "stage 3 of 4", 4: "fully indexed"}
 
 
 def describe_progress(progress) -> str:
@@ -176,9 +179,10 @@ class LibraryView(QWidget):
 
     def _update_buttons(self) -> None:
         book_id = self.selected_book()
-        for button in (self.open_button, self.remove_button):
-            button.setEnabled(book_id is not None)
+        damaged = self._stages.get(book_id) == DAMAGED
+        self.remove_button.setEnabled(book_id is not None)
+        self.open_button.setEnabled(book_id is not None and not damaged)
         active = book_id in self._active
         self.index_button.setText("Stop indexing" if active or book_id is None else "Index now")
-        self.index_button.setEnabled(book_id is not None and
+        self.index_button.setEnabled(book_id is not None and not damaged and
                                      (active or self._stages.get(book_id, 0) < self.target_stage))

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.book import Book
-from engine.errors import ChapterhouseError, StorageError
+from engine.errors import BookDamagedError, ChapterhouseError, StorageError
 from engine.formats import BOOK_SUFFIXES
 from engine.store import Library
 
@@ -40,7 +40,7 @@ from .ask_panel import AskPanel
 from .contents_view import ContentsView
 from .find_bar import FindBar
 from .indexing import IndexingManager
-from .library_view import LibraryView, describe_progress
+from .library_view import DAMAGED, LibraryView, describe_progress
 from .reader_view import DocumentBuilder, ReaderView
 from .tasks import QUICK, URGENT, TaskRunner
 
@@ -276,7 +276,8 @@ class MainWindow(QMainWindow):
             self._restarting = False
             books = self._still_present(books)
             self._show_books(books)
-            self.indexing.resume_unfinished({summary.book_id: stage for summary, stage, _ in books})
+            self.indexing.resume_unfinished({summary.book_id: stage for summary, stage, _ in books
+                                             if stage != DAMAGED})
             ready = [summary.book_id for summary, stage, _ in books if stage >= max(1, self.indexing.target_stage)]
             if ready:
                 self.tasks.submit(lambda context: self._lacking_sentence_vectors(ready), name="Checking the indexes",
@@ -300,7 +301,7 @@ class MainWindow(QMainWindow):
         for summary in summaries:
             try:
                 shares[summary.book_id] = self.library.reading_progress(summary)
-            except (OSError, sqlite3.Error, StorageError):
+            except (OSError, sqlite3.Error, StorageError, BookDamagedError):
                 shares[summary.book_id] = None
         return shares
 
@@ -327,7 +328,11 @@ class MainWindow(QMainWindow):
         specs: dict = {}  # what the settings name, worked out once for all the books
         books = []
         for summary in self.library.list_books():
-            stage = stage_in_use(self.library, summary.book_id, settings, specs)
+            try:
+                stage = stage_in_use(self.library, summary.book_id, settings, specs)
+            except BookDamagedError:
+                books.append((summary, DAMAGED, False))  # one damaged book hides none of the others
+                continue
             books.append((summary, stage, stage >= 1 or is_searchable(self.library, summary.book_id)))
         return books
 

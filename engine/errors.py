@@ -38,6 +38,17 @@ class StorageError(ChapterhouseError):
         super().__init__(f"{self.path}: {reason}")
 
 
+class BookDamagedError(ChapterhouseError):
+    """A book's database cannot be read (damaged on disk: a failing drive, a
+    sync tool, a copy cut short). The other books are untouched."""
+
+    def __init__(self, path: str | Path, reason: str):
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: the book's database is damaged ({reason}); remove the book and import it "
+                         "again")
+
+
 def storage_problem(error: BaseException, folder: Path | None = None) -> str | None:
     """What a failed write says about the disk: "full", "read-only", or None
     when it is something else. SQLite often reports a full disk only as a

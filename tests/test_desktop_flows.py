@@ -238,6 +238,33 @@ def test_the_answer_model_loads_and_reads_the_books_rules_while_the_question_is_
     assert session.generator.cached_prefix(limited) == session.generator.count_prompt_tokens(limited)
 
 
+def test_a_damaged_book_is_listed_as_such_and_hides_no_other(qtbot, fixtures):
+    """One book's spoilt database made "Reading the library" fail: the
+    window listed no book at all."""
+    from engine.index.indexer import BookIndexer
+
+    library = Library()
+    keep = library.import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    BookIndexer(library, keep).run(up_to=1)
+    spoilt = library.import_book(fixtures / "three-chapters.txt").book_id
+    database = library.folder(spoilt) / "book.sqlite"
+    database.write_bytes(os.urandom(database.stat().st_size))
+    window = _window(qtbot)
+    view = window.library_view
+    qtbot.waitUntil(lambda: len(view._rows) == 2, timeout=10000)
+    assert view.table.item(view._rows[spoilt], 3).text() == "damaged: remove it and import it again"
+    assert view.table.item(view._rows[keep], 3).text() == "searchable (stage 1 of 4)"
+    assert spoilt not in window.indexing.queue and window.indexing.current is None  # nothing to index in it
+    view.table.selectRow(view._rows[spoilt])
+    assert view.remove_button.isEnabled() and not view.open_button.isEnabled() and not view.index_button.isEnabled()
+    window.open_book(spoilt)
+    qtbot.waitUntil(window.banner.isVisible, timeout=10000)
+    assert window.banner.label.text() == (f"{database}: the book's database is damaged (file is not a database); "
+                                          "remove the book and import it again")
+    with qtbot.waitSignal(window.bookOpened, timeout=20000):
+        window.open_book(keep)
+
+
 def test_answers_being_prepared_for_a_book_removed_meanwhile_are_not_kept(qtbot, fixtures):
     """The window drops a removed book's session without waiting for a worker
     that is preparing one; that worker's session is then not kept."""

@@ -205,3 +205,39 @@ def test_the_exported_history_quotes_the_evidence_as_the_app_shows_it(library, f
     assert '- "What hare?" I said. \u2014 Chapter 2 [p2.2]' in text  # dialogue keeps its own marks
     assert "- \u201cThey could not get away.\u201d \u2014 Chapter 3 [p3.1]" in text  # no unpaired mark
     assert "**Draft answer**" not in text
+
+
+def test_a_damaged_book_database_is_one_line_and_hides_no_other_book(library, fixtures, chapterhouse_home):
+    """A failing drive or a sync tool can spoil a book's database: SQLite's
+    "file is not a database" came out as a traceback, and the app listed no
+    book at all. Now it names the file and what to do, and the rest of the
+    library is untouched."""
+    from engine.errors import BookDamagedError
+    from engine.index.indexer import stage_reached
+    from engine.index.store import IndexStore
+
+    keep = library.import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    spoilt = library.import_book(fixtures / "three-chapters.txt").book_id
+    database = library.folder(spoilt) / "book.sqlite"
+    header_lost = os.urandom(database.stat().st_size)
+    page_lost = database.read_bytes()[:4096] + os.urandom(database.stat().st_size - 4096)
+    for damage, reason in ((header_lost, "file is not a database"), (page_lost, "database disk image is malformed")):
+        database.write_bytes(damage)
+        with pytest.raises(BookDamagedError) as caught:
+            library.load(spoilt)
+        assert str(caught.value) == (f"{database}: the book's database is damaged ({reason}); remove the book and "
+                                     "import it again")
+    for reader in (lambda: stage_reached(library, spoilt), lambda: library.journal(spoilt),
+                   lambda: IndexStore(database)):
+        database.write_bytes(header_lost)
+        with pytest.raises(BookDamagedError, match="file is not a database"):
+            reader()
+    result = subprocess.run([sys.executable, "-m", "engine", "retrieve", spoilt, "the hare"], capture_output=True,
+                            text=True, cwd=ROOT, env={**os.environ, "CHAPTERHOUSE_HOME": str(chapterhouse_home)})
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "damaged" in result.stderr
+    # Nothing else is touched, and the advice works.
+    assert {b.book_id for b in library.list_books()} == {keep, spoilt}
+    assert library.load(keep).sections
+    library.remove(spoilt)
+    assert library.import_book(fixtures / "three-chapters.txt").book_id == spoilt
+    assert library.load(spoilt).sections

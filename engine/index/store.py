@@ -21,7 +21,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from ..store.bookdb import open_read_only
+from ..store.bookdb import damage_reported, open_read_only
 from .chunking import SENTENCE_SPLITTER
 
 INDEX_FORMAT = 1
@@ -135,10 +135,11 @@ class IndexStore:
             self._connection = open_read_only(database, _SCHEMA, timeout=30, isolation_level=None)
             return
         self._connection = sqlite3.connect(database, timeout=30, check_same_thread=False, isolation_level=None)
-        self._connection.execute("PRAGMA journal_mode=WAL")
-        self._connection.execute("PRAGMA synchronous=NORMAL")
-        self._connection.execute("PRAGMA foreign_keys=ON")
-        self._connection.executescript(_SCHEMA)
+        with damage_reported(database):
+            self._connection.execute("PRAGMA journal_mode=WAL")
+            self._connection.execute("PRAGMA synchronous=NORMAL")
+            self._connection.execute("PRAGMA foreign_keys=ON")
+            self._connection.executescript(_SCHEMA)
         if self.manifest_value("format_version") is None:
             with self.transaction():
                 self.set_manifest_value("format_version", INDEX_FORMAT)

@@ -8,9 +8,11 @@ import re
 import shutil
 import sqlite3
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..book import Book, Paragraph, Part, Section
+from ..errors import BookDamagedError
 
 SCHEMA_VERSION = 1
 
@@ -63,6 +65,19 @@ def connect(path: Path) -> sqlite3.Connection:
     return connection
 
 
+@contextmanager
+def damage_reported(path: Path):
+    """SQLite's "file is not a database" and "database disk image is
+    malformed" (plain DatabaseError) as BookDamagedError naming the file; a
+    locked or unwritable database (OperationalError) and misuse stay as they are."""
+    try:
+        yield
+    except sqlite3.DatabaseError as error:
+        if type(error) is not sqlite3.DatabaseError:
+            raise
+        raise BookDamagedError(path, str(error)) from None
+
+
 def open_read_only(path: Path, schema: str = "", **options) -> sqlite3.Connection:
     """A read-only connection that works where no write can: on a full or
     read-only disk SQLite may not be able to make the WAL index file, and the
@@ -72,12 +87,13 @@ def open_read_only(path: Path, schema: str = "", **options) -> sqlite3.Connectio
     "nothing stored" rather than an error."""
     options.setdefault("check_same_thread", False)
     connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, **options)
-    try:
-        tables = _table_names(connection)
-    except sqlite3.OperationalError:
-        connection.close()
-        connection = _open_without_wal_index(path, options)
-        tables = _table_names(connection)
+    with damage_reported(path):
+        try:
+            tables = _table_names(connection)
+        except sqlite3.OperationalError:
+            connection.close()
+            connection = _open_without_wal_index(path, options)
+            tables = _table_names(connection)
     for statement in schema.split(";"):
         made = re.match(r"\s*CREATE TABLE (?:IF NOT EXISTS )?(\w+)", statement)
         if made and made.group(1) not in tables:
@@ -157,7 +173,7 @@ class BookDatabase:
         version = self._connection.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA_VERSION:
             self._connection.close()
-            raise sqlite3.DatabaseError(f"{path}: book database version {version}, expected {SCHEMA_VERSION}")
+            raise BookDamagedError(path, f"book database version {version}, expected {SCHEMA_VERSION}")
 
     def close(self) -> None:
         self._connection.close()
@@ -208,8 +224,9 @@ class BookDatabase:
         return {row[0]: (row[1], row[2], row[3]) for row in rows}
 
     def load(self) -> Book:
-        metadata = self.metadata()
-        return Book(
-            book_id=metadata.pop("book_id"), text=self.text(), metadata=metadata,
-            sections=self.sections(), parts=self.parts(), paragraphs=self.paragraphs(),
-        )
+        with damage_reported(self.path):  # a page damaged past the file's header shows only now
+            metadata = self.metadata()
+            return Book(
+                book_id=metadata.pop("book_id"), text=self.text(), metadata=metadata,
+                sections=self.sections(), parts=self.parts(), paragraphs=self.paragraphs(),
+            )

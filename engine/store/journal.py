@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import StorageError, storage_problem
-from .bookdb import open_read_only
+from .bookdb import damage_reported, open_read_only
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS history (
@@ -44,8 +44,9 @@ class BookJournal:
         self._refused: sqlite3.Error | None = None
         self._connection = sqlite3.connect(database, timeout=30, check_same_thread=False, isolation_level=None)
         try:
-            self._connection.execute("PRAGMA journal_mode=WAL")
-            self._connection.executescript(_SCHEMA)
+            with damage_reported(database):
+                self._connection.execute("PRAGMA journal_mode=WAL")
+                self._connection.executescript(_SCHEMA)
         except sqlite3.OperationalError as error:
             # A full or read-only disk: the history and the reading position
             # can still be read; a write says why it cannot be kept.
