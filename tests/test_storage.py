@@ -241,3 +241,34 @@ def test_a_damaged_book_database_is_one_line_and_hides_no_other_book(library, fi
     library.remove(spoilt)
     assert library.import_book(fixtures / "three-chapters.txt").book_id == spoilt
     assert library.load(spoilt).sections
+
+
+def test_a_lost_or_spoilt_manifest_is_made_again_from_the_book(library, fixtures):
+    """The manifest only summarises the book's database and file: spoilt, it
+    hid the book from the library for good, and importing the file again
+    died with a JSONDecodeError traceback."""
+    from engine.errors import BookDamagedError
+
+    keep = library.import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    path = fixtures / "three-chapters.txt"
+    book_id = library.import_book(path).book_id
+    manifest = library.folder(book_id) / "manifest.json"
+    original = json.loads(manifest.read_text())
+    lasting = {key: value for key, value in original.items() if key != "imported_at"}
+    for spoil in (lambda: manifest.write_text('{"title": "Thr'), lambda: manifest.write_bytes(b"\xff\xfe\x00"),
+                  manifest.unlink):
+        spoil()
+        assert [b.title for b in library.list_books()] == ["Black Beauty", "Three Chapters from Black Beauty"]
+        remade = json.loads(manifest.read_text())  # written back for the next reader
+        assert {key: value for key, value in remade.items() if key != "imported_at"} == lasting
+        assert library.import_book(path).created is False
+    # Spoilt along with the database, the book is left out of the list (nothing
+    # can be shown of it) and importing its file again says what to do.
+    manifest.write_text("{")
+    database = library.folder(book_id) / "book.sqlite"
+    database.write_bytes(os.urandom(database.stat().st_size))
+    assert [b.book_id for b in library.list_books()] == [keep]
+    with pytest.raises(BookDamagedError, match="remove the book and import it again"):
+        library.import_book(path)
+    library.remove(book_id)
+    assert library.import_book(path).created

@@ -24,7 +24,8 @@ from typing import Callable
 
 from .. import __version__
 from ..book import Book
-from ..errors import BookImportError, BookNotFoundError, ChapterhouseError, StorageError, storage_problem
+from ..errors import BookDamagedError, BookImportError, BookNotFoundError, ChapterhouseError, StorageError, \
+    storage_problem
 from ..formats import BOOK_SUFFIXES
 from ..importer import parse_book
 from ..paths import data_dir
@@ -102,25 +103,7 @@ class Library:
             data = source.read_bytes()
             (original / source.name).write_bytes(data)
             write_book(staging / "book.sqlite", book)
-            manifest = {
-                "format_version": MANIFEST_FORMAT_VERSION,
-                "book_id": book.book_id,
-                "title": book.metadata.get("title"),
-                "author": book.metadata.get("author"),
-                "language": book.metadata.get("language"),
-                "gutenberg_id": book.metadata.get("gutenberg_id"),
-                "source_file": source.name,
-                "source_sha256": hashlib.sha256(data).hexdigest(),
-                "source_bytes": len(data),
-                "source_format": book.metadata.get("source_format"),
-                "sections": len(book.sections),
-                "sections_method": book.metadata.get("sections_method"),
-                "paragraphs": len(book.paragraphs),
-                "characters": len(book.text),
-                "imported_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "chapterhouse_version": __version__,
-            }
-            _write_json_durably(staging / "manifest.json", manifest)
+            _write_json_durably(staging / "manifest.json", _manifest_of(book, source.name, data, time.time()))
             _fsync_tree(staging)
             target = self.books_dir / book.book_id
             try:
@@ -147,16 +130,40 @@ class Library:
     # ------------------------------------------------------------ reading
 
     def has_book(self, book_id: str) -> bool:
-        return (self.books_dir / book_id / "manifest.json").is_file()
+        return _is_book_folder(self.books_dir / book_id)
 
     def folder(self, book_id: str) -> Path:
         folder = self.books_dir / book_id
-        if not (folder / "manifest.json").is_file():
+        if not _is_book_folder(folder):
             raise BookNotFoundError(book_id)
         return folder
 
     def manifest(self, book_id: str) -> dict:
-        return json.loads((self.folder(book_id) / "manifest.json").read_text(encoding="utf-8"))
+        path = self.folder(book_id) / "manifest.json"
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):  # JSON and UTF-8 errors are ValueErrors
+            return self._remade_manifest(book_id)
+
+    def _remade_manifest(self, book_id: str) -> dict:
+        """The manifest, lost or spoilt (a disk error, a sync tool), made again
+        from what it summarises: the book's database and its original file.
+        Raises BookDamagedError if the database is damaged too."""
+        folder = self.books_dir / book_id
+        with self.open(book_id) as database:
+            book = database.load()
+        originals = sorted(path for path in (folder / "original").glob("*") if path.is_file())
+        source = originals[0] if originals else None
+        data = source.read_bytes() if source is not None else b""
+        manifest = _manifest_of(book, source.name if source is not None else "", data,
+                                (source or folder / "book.sqlite").stat().st_mtime)
+        spare = folder / f"manifest.json.{uuid.uuid4().hex[:8]}"
+        try:
+            _write_json_durably(spare, manifest)
+            os.replace(spare, folder / "manifest.json")
+        except OSError:
+            spare.unlink(missing_ok=True)  # a disk that takes no writes: made again next time
+        return manifest
 
     def summary(self, book_id: str) -> BookSummary:
         manifest = self.manifest(book_id)
@@ -172,12 +179,12 @@ class Library:
     def list_books(self) -> list[BookSummary]:
         summaries = []
         for folder in self.books_dir.iterdir():
-            if folder.name.startswith(".") or not (folder / "manifest.json").is_file():
+            if folder.name.startswith(".") or not _is_book_folder(folder):
                 continue
             try:
                 summaries.append(self.summary(folder.name))
-            except (OSError, ValueError):
-                continue  # a damaged manifest hides one book, not the library
+            except (OSError, ValueError, BookDamagedError):
+                continue  # a book whose manifest and database are both spoilt hides no other
             except BookNotFoundError:
                 continue  # removed while the library was being listed
         return sorted(summaries, key=lambda s: (s.title.casefold(), s.book_id))
@@ -250,6 +257,34 @@ class Library:
                 raise
             raise StorageError(folder, "the book cannot be removed: the library folder is not writable") from None
         shutil.rmtree(doomed, ignore_errors=True)
+
+
+def _is_book_folder(folder: Path) -> bool:
+    # Either file makes a stored book: an import moves the whole folder into
+    # place at once, so a lone database means a manifest lost since.
+    return (folder / "manifest.json").is_file() or (folder / "book.sqlite").is_file()
+
+
+def _manifest_of(book: Book, source_name: str, data: bytes, imported_at: float) -> dict:
+    """What the library lists of a book without opening its database."""
+    return {
+        "format_version": MANIFEST_FORMAT_VERSION,
+        "book_id": book.book_id,
+        "title": book.metadata.get("title"),
+        "author": book.metadata.get("author"),
+        "language": book.metadata.get("language"),
+        "gutenberg_id": book.metadata.get("gutenberg_id"),
+        "source_file": source_name,
+        "source_sha256": hashlib.sha256(data).hexdigest(),
+        "source_bytes": len(data),
+        "source_format": book.metadata.get("source_format"),
+        "sections": len(book.sections),
+        "sections_method": book.metadata.get("sections_method"),
+        "paragraphs": len(book.paragraphs),
+        "characters": len(book.text),
+        "imported_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(imported_at)),
+        "chapterhouse_version": __version__,
+    }
 
 
 def _write_json_durably(path: Path, data: dict) -> None:
