@@ -135,7 +135,7 @@ class IndexStore:
             self._connection = open_read_only(database, _SCHEMA, timeout=30, isolation_level=None)
             return
         self._connection = sqlite3.connect(database, timeout=30, check_same_thread=False, isolation_level=None)
-        with damage_reported(database):
+        with damage_reported(database, self._connection):
             self._connection.execute("PRAGMA journal_mode=WAL")
             self._connection.execute("PRAGMA synchronous=NORMAL")
             self._connection.execute("PRAGMA foreign_keys=ON")

@@ -66,15 +66,18 @@ def connect(path: Path) -> sqlite3.Connection:
 
 
 @contextmanager
-def damage_reported(path: Path):
+def damage_reported(path: Path, opening: sqlite3.Connection | None = None):
     """SQLite's "file is not a database" and "database disk image is
-    malformed" (plain DatabaseError) as BookDamagedError naming the file; a
-    locked or unwritable database (OperationalError) and misuse stay as they are."""
+    malformed" (plain DatabaseError) as BookDamagedError naming the file,
+    closing the connection being opened; a locked or unwritable database
+    (OperationalError) and misuse stay as they are."""
     try:
         yield
     except sqlite3.DatabaseError as error:
         if type(error) is not sqlite3.DatabaseError:
             raise
+        if opening is not None:
+            opening.close()
         raise BookDamagedError(path, str(error)) from None
 
 
@@ -87,12 +90,15 @@ def open_read_only(path: Path, schema: str = "", **options) -> sqlite3.Connectio
     "nothing stored" rather than an error."""
     options.setdefault("check_same_thread", False)
     connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, **options)
-    with damage_reported(path):
+    with damage_reported(path, connection):
         try:
             tables = _table_names(connection)
         except sqlite3.OperationalError:
             connection.close()
-            connection = _open_without_wal_index(path, options)
+            connection = None
+    if connection is None:
+        connection = _open_without_wal_index(path, options)
+        with damage_reported(path, connection):
             tables = _table_names(connection)
     for statement in schema.split(";"):
         made = re.match(r"\s*CREATE TABLE (?:IF NOT EXISTS )?(\w+)", statement)

@@ -44,7 +44,7 @@ class BookJournal:
         self._refused: sqlite3.Error | None = None
         self._connection = sqlite3.connect(database, timeout=30, check_same_thread=False, isolation_level=None)
         try:
-            with damage_reported(database):
+            with damage_reported(database, self._connection):
                 self._connection.execute("PRAGMA journal_mode=WAL")
                 self._connection.executescript(_SCHEMA)
         except sqlite3.OperationalError as error:
