@@ -690,3 +690,27 @@ def test_citation_validity_counts_only_the_citations_an_answer_wrote():
     assert silent["citation_validity"] is None and silent["citations_written"] == 0
     mixed = summarize([answered(3, 1), answered(0, 0)], {})["answers"]["generated"]
     assert mixed["citation_validity"] == 0.75 and mixed["citations_written"] == 4
+
+
+def test_the_draft_and_the_digest_are_scored_on_the_same_questions():
+    """The model answers only the first few questions of a run: its F1 stood
+    beside the digest's over every question, and a set without required
+    sections (LiteraryQA) reported a location recall of 0 for its answers."""
+    from engine.answer.evaluate import Question, Row, summarize
+
+    def question(number: int) -> Question:
+        return Question(id=str(number), book_path=Path("b.txt"), question="Who keeps the inn?",
+                        answers=["the old innkeeper"], kind="answers")
+
+    first, second = question(1), question(2)
+    result = {"answer": "The old innkeeper keeps it.", "citations_valid": 0, "citations_dropped": 0,
+              "not_found": False, "timings": {"first_token": 1.0, "total": 2.0}, "tokens": {"prompt": 10, "generated": 5}}
+    rows = [Row(first, "ladder", 12, [1], 0.01, digest="\u201cThe innkeeper was old.\u201d [Chapter 1]"),
+            Row(second, "ladder", 12, [1], 0.01, digest="\u201cNothing here.\u201d [Chapter 2]"),
+            Row(first, "answer", 12, [1], 0.01, answer=result)]
+    answers = summarize(rows, {})["answers"]
+    assert answers["digest"]["questions"] == 2
+    generated = answers["generated"]
+    assert generated["questions"] == 1 and generated["token_f1"] > generated["digest_token_f1"] > 0
+    assert generated["digest_token_f1"] > answers["digest"]["token_f1"]  # the first question's digest alone
+    assert "location_recall" not in generated

@@ -324,10 +324,18 @@ def summarize(rows: list[Row], books_info: dict) -> dict:
     answer_rows = [r for r in rows if r.method == "answer" and r.answer]
     if answer_rows:
         scored = [(r.answer["answer"], r.question.answers) for r in answer_rows if r.question.answers]
+        # The digest on the same questions: its figure above covers every
+        # question, the model answers only the first few.
+        digest_of = {id(r.question): r.digest for r in digest_rows}
+        digest_scored = [(digest_of[id(r.question)], r.question.answers) for r in answer_rows
+                         if r.question.answers and id(r.question) in digest_of]
         citations = [r.answer for r in answer_rows]
         made = sum(c["citations_valid"] + c["citations_dropped"] for c in citations)
+        with_sections = [r for r in answer_rows if r.question.sections]
         report["answers"]["generated"] = {
             **(_answer_scores(scored) if scored else {}),
+            **({f"digest_{key}": value for key, value in _answer_scores(digest_scored).items() if key != "questions"}
+               if digest_scored else {}),
             "questions": len(answer_rows),
             # Share of the citations the model wrote that resolve to passages
             # (None when it wrote none: nothing was shown, nothing was wrong).
@@ -338,10 +346,10 @@ def summarize(rows: list[Row], books_info: dict) -> dict:
             "total_seconds": round(statistics.mean(c["timings"]["total"] for c in citations), 2),
             "prompt_tokens": round(statistics.mean(c["tokens"]["prompt"] for c in citations)),
             "generated_tokens": round(statistics.mean(c["tokens"]["generated"] for c in citations)),
-            "location_recall": round(statistics.mean(
-                location_recall(r.question.sections, set(r.sections)) for r in answer_rows if r.question.sections)
-                if any(r.question.sections for r in answer_rows) else 0.0, 3),
         }
+        if with_sections:  # a set without required sections (LiteraryQA) has no recall to report
+            report["answers"]["generated"]["location_recall"] = round(statistics.mean(
+                location_recall(r.question.sections, set(r.sections)) for r in with_sections), 3)
     return report
 
 
