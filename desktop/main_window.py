@@ -9,8 +9,10 @@ appear in a banner at the top of the window, never as a crash.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
+from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
 
@@ -662,9 +664,19 @@ class MainWindow(QMainWindow):
         def export(context):
             journal = self.library.journal(book.book_id)
             try:
-                path.write_text(journal.markdown(book.title, book.metadata.get("author")), encoding="utf-8")
+                text = journal.markdown(book.title, book.metadata.get("author"))
             finally:
                 journal.close()
+            # Written aside and moved into place: the file is never seen half
+            # written, and a failed export leaves an earlier one whole.
+            partial = path.with_name(path.name + ".partial")
+            try:
+                partial.write_text(text, encoding="utf-8")
+                os.replace(partial, path)
+            except OSError as error:
+                with suppress(OSError):
+                    partial.unlink()
+                raise OSError(error.errno, error.strerror, str(path)) from None
             return path
 
         self.tasks.submit(export, name="Exporting", lane=QUICK,

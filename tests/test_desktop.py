@@ -91,6 +91,15 @@ def test_an_export_that_cannot_be_written_names_the_file(qtbot, window, tmp_path
     window.export_history_to(target)
     qtbot.waitUntil(window.banner.isVisible, timeout=10000)
     assert window.banner.label.text() == f"Exporting: {target}: No such file or directory"
+    # An export that fails half-way leaves the earlier one whole (it is written aside, then moved).
+    window.banner.hide()
+    earlier = tmp_path / "questions.md"
+    earlier.write_text("An earlier export\n", encoding="utf-8")
+    (tmp_path / "questions.md.partial").mkdir()  # where the new one would be written: it cannot be
+    window.export_history_to(earlier)
+    qtbot.waitUntil(window.banner.isVisible, timeout=10000)
+    assert window.banner.label.text() == f"Exporting: {earlier}: Is a directory"
+    assert earlier.read_text(encoding="utf-8") == "An earlier export\n"
 
 
 def test_qt_bindings_keep_none_alive(qtbot):
