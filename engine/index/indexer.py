@@ -22,6 +22,7 @@ import json
 import sqlite3
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -159,27 +160,14 @@ class BookIndexer:
         found damaged), unless the book is being indexed, here or in another
         process (its run replaces them), or its disk takes no writes.
         Returns whether it did."""
-        if not self.store.writable or not self.lock.acquire(blocking=False):
+        if not self.store.writable:
             return False
         try:
-            others = FileLock(self.folder.parent / "indexing.lock")
-            try:
-                others.acquire(timeout=0)
-            except (Timeout, OSError):
-                return False
-            try:
-                revision = self.store.manifest_value("revision")
-                build_generation(self.folder, self.store)
-                if revision:
-                    with self.store.transaction():
-                        self.store.set_manifest_value("published", revision)
-                return True
-            except (OSError, sqlite3.Error, ValueError, RuntimeError):
-                return False  # a full disk, say: the caller searches a private rebuild
-            finally:
-                others.release()
-        finally:
-            self.lock.release()
+            with self._building(wait=False):
+                self._publish(force=True)
+            return True
+        except (IndexingError, OSError, sqlite3.Error, ValueError, RuntimeError):
+            return False  # busy, or a full disk: the caller searches a private rebuild
 
     def close(self) -> None:
         self.store.close()
@@ -231,12 +219,18 @@ class BookIndexer:
             # Opened on a disk that took no writes: it may have been freed since.
             # The read-only store is left open for whoever still reads from it.
             self.store = self._writable_store()
+        with self._building(wait):
+            return self._run(up_to, progress, cancel or CancelToken(), words_only)
+
+    @contextmanager
+    def _building(self, wait: bool):
+        """Hold this book's builder locks, or raise IndexingBusy. The thread
+        lock orders this process's builders; the file lock keeps other
+        processes out. The OS drops it when its holder dies, so a killed run
+        leaves nothing stale behind."""
         if not self.lock.acquire(blocking=wait):
             raise IndexingBusy(f"{self.book.title}: this book is being indexed here already")
         try:
-            # The thread lock orders this process's builders; the file lock
-            # keeps other processes out. The OS drops it when its holder dies,
-            # so a killed run leaves nothing stale behind.
             others = FileLock(self.folder.parent / "indexing.lock")
             try:
                 others.acquire(timeout=0)
@@ -246,7 +240,7 @@ class BookIndexer:
             except OSError as error:  # the lock file cannot be made: a full or read-only disk
                 raise _storage_error(error, self.book, self.folder) from None
             try:
-                return self._run(up_to, progress, cancel or CancelToken(), words_only)
+                yield
             finally:
                 others.release()
         finally:
@@ -345,8 +339,10 @@ class BookIndexer:
     def _bump(self) -> None:
         self.store.set_manifest_value("revision", (self.store.manifest_value("revision") or 0) + 1)
 
-    def _publish(self) -> None:
-        if not self._dirty():
+    def _publish(self, force: bool = False) -> None:
+        """Build the search files anew if the records changed since they were
+        (or, forced, in any case: they were found damaged)."""
+        if not force and not self._dirty():
             return
         revision = self.store.manifest_value("revision")
         build_generation(self.folder, self.store)
