@@ -520,7 +520,9 @@ def test_eval_harness_reports_recall_baselines_and_ablations(tmp_path, fixtures,
     questions.write_text("\n".join(json.dumps(row) for row in [
         {"id": "q1", "book": "three-chapters", "relation": "arc", "question": "How does the colt's life change "
          "from the meadow with his mother to being broken in with a bit and bridle?",
-         "sections": [{"ordinal": 1}, {"ordinal": 3}], "answer": "He grows up and is broken in."},
+         "sections": [{"ordinal": 1, "evidence": "While I was young I lived upon my mother's milk"},
+                      {"ordinal": 3, "evidence": "It means to teach a horse to wear a saddle and bridle"}],
+         "answer": "He grows up and is broken in."},
         {"id": "q2", "book": "three-chapters", "relation": "setup_and_payoff", "question": "What does the old horse "
          "say about the hare, and what happens to the young heir at the brook?",
          "sections": [{"ordinal": 2}], "answer": "The hare is killed and the squire's son dies."},
@@ -567,6 +569,15 @@ def test_eval_harness_reports_recall_baselines_and_ablations(tmp_path, fixtures,
     assert "digest_sections" in result.stdout
     assert report["books"]["three-chapters"]["stage"] == 1 and "stage:1" in report["location_recall"]
     assert "goals:" in result.stdout and "clearly above the three baselines" in result.stdout
+    # Beside location recall, whether the passages hold the gold quotes: the
+    # one question with quotes, for the ladder and every baseline.
+    for method in ("ladder", "bm25", "dense", "hybrid"):
+        for budget in ("4", "2"):
+            entry = overall[method][budget]
+            assert 0.0 <= entry["evidence_recall"] <= 1.0
+    assert "evidence_recall" not in report["ablations"]["all"]["ladder without rare words"]["4"]
+    assert "evidence recall (gold quotes held by a retrieved passage), all questions @4: ladder" in result.stdout
+    assert 0.0 <= quoted["gold_quotes_quoted"] <= 1.0
 
 
 def test_a_bad_question_file_or_an_empty_question_is_one_line(session, tmp_path):
@@ -690,6 +701,39 @@ def test_citation_validity_counts_only_the_citations_an_answer_wrote():
     assert silent["citation_validity"] is None and silent["citations_written"] == 0
     mixed = summarize([answered(3, 1), answered(0, 0)], {})["answers"]["generated"]
     assert mixed["citation_validity"] == 0.75 and mixed["citations_written"] == 4
+
+
+def test_evidence_recall_counts_the_gold_quotes_the_passages_hold():
+    """Location recall counts a required section found by any passage of it;
+    evidence recall asks whether a retrieved passage holds the section's
+    gold quote, whole or cut in two by a passage boundary."""
+    from engine.answer.evaluate import Question, Row, format_report, summarize
+
+    quotes = {1: "the old horse stood by the gate in the rain all night",
+              2: "a letter came from the squire",
+              3: "nobody ever found the key"}
+    question = Question(id="q", book_path=Path("b.txt"), question="?", sections=[1, 2, 3], quotes=quotes)
+    plain = Question(id="p", book_path=Path("b.txt"), question="?", sections=[1])
+    ladder = ["It was cold. The old horse stood by the gate", "in the rain all night, and then slept.",
+              "In the morning a letter came from the squire!", "Chapter 3 had no key in it."]
+    rows = [Row(question, "ladder", 12, [1, 2, 3], 0.01, ranked_texts=ladder,
+                digest_sections=[1, 2], digest_lines=["A letter came from the squire.", "It was cold."]),
+            Row(question, "bm25", 12, [2], 0.01, ranked_texts=["In the morning a letter came from the squire!"]),
+            Row(question, "ladder without anchors", 12, [1, 2], 0.01),
+            Row(plain, "ladder", 12, [1], 0.01, ranked_texts=["Anything."])]
+    report = summarize(rows, {})
+    overall = report["location_recall"]["all"]
+    # Two of the three gold quotes: the first only across a passage boundary.
+    book = report["location_recall"]["book:b"]
+    assert book["ladder"]["12"]["evidence_recall"] == round(2 / 3, 3)
+    assert book["bm25"]["12"]["evidence_recall"] == round(1 / 3, 3)
+    # The question without quotes is not counted as holding none of them.
+    assert overall["ladder"]["12"]["evidence_recall"] == round(2 / 3, 3)
+    assert overall["ladder"]["12"]["location_recall"] == 1.0
+    assert "evidence_recall" not in report["ablations"]["all"]["ladder without anchors"]["12"]
+    assert report["answers"]["digest_sections"]["gold_quotes_quoted"] == round(1 / 3, 3)
+    assert ("evidence recall (gold quotes held by a retrieved passage), all questions @12: ladder 0.667, bm25 0.333"
+            in format_report(report))
 
 
 def test_the_draft_and_the_digest_are_scored_on_the_same_questions():

@@ -4,7 +4,9 @@ Retrieval is measured apart from answering. For the cross-chapter set the
 measure is location recall: the share of a question's required sections
 found among the retrieved passages' sections, at a fixed passage budget,
 for the ladder method and, in the same run and budget, the baselines a plain
-RAG app would use (BM25, dense, hybrid RRF top-k). An ablation table turns
+RAG app would use (BM25, dense, hybrid RRF top-k). Beside it, evidence
+recall: the share of the set's gold evidence quotes that a retrieved passage
+holds (a section can be found by a passage that does not hold its evidence). An ablation table turns
 off, one at a time, what the method adds. GutenQA questions with gold
 evidence strings are scored by Hit@1/5/20 and MRR; LiteraryQA questions by
 token F1 and ROUGE-L of the evidence digest (and of generated answers, when
@@ -48,6 +50,8 @@ class Question:
     sections: list[int] = field(default_factory=list)
     answers: list[str] = field(default_factory=list)
     evidence: str | None = None
+    # The gold evidence quote of each required section (cross-chapter set).
+    quotes: dict[int, str] = field(default_factory=dict)
     kind: str = "crosschapter"  # crosschapter | evidence | answers
     # Share of the question's content words that its required sections use:
     # low for questions asked in the reader's words rather than the book's.
@@ -95,6 +99,7 @@ def _question_of(row: dict, number: int, books_dir: Path, corpus_root: Path) -> 
         return Question(id=row.get("id", str(number)), book_path=books_dir / f"{row['book']}.txt",
                         question=row["question"], relation=row.get("relation", ""),
                         sections=[s["ordinal"] for s in row["sections"]],
+                        quotes={s["ordinal"]: s["evidence"] for s in row["sections"] if s.get("evidence")},
                         answers=[row["answer"]] if row.get("answer") else [])
     if row.get("chunk_must_contain"):
         return Question(id=f"{row.get('title', 'book')}-{row.get('row', number)}",
@@ -157,6 +162,31 @@ def contains_evidence(text: str, evidence: str) -> bool:
     return squash(evidence) in squash(text)
 
 
+def holds_quote(text: str, quote: str) -> bool:
+    """Whether a passage holds a gold quote: whole, or half of a long one
+    (a passage boundary may cut a quote in two)."""
+    if contains_evidence(text, quote):
+        return True
+    words = quote.split()
+    if len(words) < 8:
+        return False
+    half = len(words) // 2
+    return contains_evidence(text, " ".join(words[:half])) or contains_evidence(text, " ".join(words[half:]))
+
+
+def repeats_quote(line: str, quote: str) -> bool:
+    """Whether a digest line quotes a gold quote: most of the quote's words
+    (a line is one sentence; a gold quote may run over two)."""
+    said = set(normal_words(line))
+    words = normal_words(quote)
+    return bool(words) and sum(1 for word in words if word in said) >= 0.6 * len(words)
+
+
+def evidence_recall(quotes: dict[int, str], texts: list[str]) -> float:
+    """Share of the gold quotes some retrieved passage holds."""
+    return sum(1 for quote in quotes.values() if any(holds_quote(text, quote) for text in texts)) / len(quotes)
+
+
 # ------------------------------------------------------------ running
 
 
@@ -171,6 +201,7 @@ class Row:
     digest: str = ""
     answer: dict | None = None
     digest_sections: list[int] | None = None  # sections the evidence digest quotes
+    digest_lines: list[str] = field(default_factory=list)
     digest_seconds: float = 0.0
     beyond: int = 0  # passages shown from after the reading limit (SO_FAR rows; must be 0)
 
@@ -206,7 +237,7 @@ def run_evaluation(questions: list[Question], library, *, budgets=(12, 6), stage
             for budget in budgets:
                 plan = session.plan(question.question, planner=planner)
                 found = retrieve(plan, context, budget=budget)
-                quoted, digest_seconds = None, 0.0
+                quoted, digest_seconds, lines = None, 0.0, []
                 if question.kind == "crosschapter" and budget == budgets[0]:
                     started = time.perf_counter()
                     lines = session.digest(found)
@@ -216,7 +247,8 @@ def run_evaluation(questions: list[Question], library, *, budgets=(12, 6), stage
                                 ranked_texts=[n.text for n in found.ranked],
                                 digest=session.digest_text(found)
                                 if question.kind == "answers" and budget == budgets[0] else "",
-                                digest_sections=quoted, digest_seconds=digest_seconds))
+                                digest_sections=quoted, digest_lines=[line.text for line in lines],
+                                digest_seconds=digest_seconds))
                 if question.kind == "crosschapter" and question.sections:
                     last = context.book.sections[min(max(question.sections), len(context.book.sections)) - 1]
                     # At the end of the last section a question needs, and half-way through it (a
@@ -286,6 +318,10 @@ def summarize(rows: list[Row], books_info: dict) -> dict:
         entry = {"questions": len(members), "location_recall": round(statistics.mean(recalls), 3),
                  "all_found": round(sum(1 for x in recalls if x == 1.0) / len(recalls), 3),
                  "none_found": round(sum(1 for x in recalls if x == 0.0) / len(recalls), 3)}
+        quoted = [r for r in members if r.question.quotes]
+        if quoted and (method == "ladder" or method in BASELINES):  # the rows that keep their passages' texts
+            entry["evidence_recall"] = round(statistics.mean(evidence_recall(r.question.quotes, r.ranked_texts)
+                                                             for r in quoted), 3)
         target = report["ablations"] if method.startswith("ladder without") else report["location_recall"]
         target.setdefault(scope, {}).setdefault(method, {})[str(budget)] = entry
     for method in {r.method for r in rows if r.method == "ladder" or r.method in BASELINES}:
@@ -302,6 +338,10 @@ def summarize(rows: list[Row], books_info: dict) -> dict:
             "questions": len(quoting), "budget": quoting[0].budget,
             "required_sections_quoted": round(statistics.mean(shares), 3),
             "all_quoted": round(sum(1 for x in shares if x == 1.0) / len(shares), 3),
+            **({"gold_quotes_quoted": round(statistics.mean(
+                sum(1 for quote in r.question.quotes.values() if any(repeats_quote(line, quote) for line in r.digest_lines))
+                / len(r.question.quotes) for r in quoting if r.question.quotes), 3)}
+               if any(r.question.quotes for r in quoting) else {}),
             "mean_ms": round(1000 * statistics.mean(r.digest_seconds for r in quoting), 1),
             "max_ms": round(1000 * max(r.digest_seconds for r in quoting), 1)}
     evidence_rows = [r for r in rows if r.question.kind == "evidence" and r.budget == 20]
@@ -385,6 +425,7 @@ def format_report(report: dict) -> str:
             entry = overall[budget]
             lines.append(f"ladder @{budget}: every required section found for {entry['all_found']:.0%} of questions, "
                          f"none for {entry['none_found']:.0%}")
+        lines.extend(_evidence_lines(recall, budgets))
         lines.extend(_routing_lines(report["books"]))
     lines.extend(_ablation_lines(report))
     for budget, entry in report.get("so_far", {}).items():
@@ -406,6 +447,22 @@ def format_report(report: dict) -> str:
         lines.append(f"retrieval latency {method:8s}: mean {entry['mean_ms']} ms, max {entry['max_ms']} ms")
     lines.extend(goal_lines(report))
     return "\n".join(lines)
+
+
+def _evidence_lines(recall: dict, budgets: list[str]) -> list[str]:
+    """Evidence recall beside location recall: the ladder spreads its budget
+    over sections, so it finds more of the sections an answer needs than a
+    plain top-k, but within each one it may not pick the passage that holds
+    the gold quote."""
+    lines = []
+    for scope, name in (("all", "all questions"), (LOW_OVERLAP_SCOPE, "low overlap")):
+        for budget in budgets:
+            cells = [(method, recall.get(scope, {}).get(method, {}).get(budget, {}).get("evidence_recall"))
+                     for method in ("ladder", *BASELINES)]
+            if cells[0][1] is not None:
+                lines.append(f"evidence recall (gold quotes held by a retrieved passage), {name} @{budget}: "
+                             + ", ".join(f"{method} {value:.3f}" for method, value in cells if value is not None))
+    return lines
 
 
 def _routing_lines(books: dict) -> list[str]:
