@@ -352,6 +352,7 @@ class ReaderView(QTextBrowser):
         font.setPointSizeF(size)
         self.setFont(font)
         self.document().setDefaultFont(font)
+        self._fit_column()  # the column holds as many characters a line at every size
         if top is not None:
             # The new font undoes the layout: lay it out again by slices.
             self._restart_layout()
@@ -402,6 +403,13 @@ class ReaderView(QTextBrowser):
         available = self.width() - 2 * self.frameWidth() - self.verticalScrollBar().sizeHint().width()
         spare = max(0, available - reading_width(self.point_size))
         self.setViewportMargins(spare // 2, 0, spare - spare // 2, 0)
+        # QTextEdit wraps the text when its own size changes, before these
+        # margins narrow the viewport; the viewport's resize then reports no
+        # change of width, and the text stayed wrapped wider than the column
+        # (lines cut at the right, a horizontal scroll bar).
+        width = self.viewport().width()
+        if self.lineWrapMode() == QTextEdit.LineWrapMode.WidgetWidth and self.document().textWidth() != width:
+            self.document().setTextWidth(width)
 
     def _report_position(self, value: int) -> None:
         self._unnoted_step += value - self._scroll_value

@@ -46,6 +46,31 @@ def test_opens_the_sample_book_with_its_contents(qtbot, window):
     assert "Christmas Carol" in window.windowTitle()
 
 
+def test_the_text_wraps_to_the_reading_column_at_every_size(qtbot, window):
+    """The centred column's margins narrowed the viewport after the text had
+    wrapped to the wider one: on a book's first opening its lines ran past
+    the column's right edge, cut off, over a horizontal scroll bar."""
+    from desktop.reader_view import reading_width
+
+    window.resize(1600, 900)
+    _open_sample(qtbot, window)
+    reader = window.reader
+
+    def wrapped_to_the_column() -> bool:
+        return (reader.document().textWidth() == reader.viewport().width()
+                and reader.horizontalScrollBar().maximum() == 0)
+
+    qtbot.waitUntil(wrapped_to_the_column, timeout=5000)
+    assert reader.viewport().width() == reading_width(reader.point_size)  # centred, with room to spare
+    # A larger font widens the column: as many characters a line at every size.
+    reader.set_point_size(reader.point_size + 3)
+    qtbot.waitUntil(wrapped_to_the_column, timeout=5000)
+    assert reader.viewport().width() == reading_width(reader.point_size)
+    window.resize(1000, 760)  # narrower than the column: the text wraps to what there is
+    qtbot.waitUntil(lambda: reader.viewport().width() < reading_width(reader.point_size), timeout=5000)
+    qtbot.waitUntil(wrapped_to_the_column, timeout=5000)
+
+
 def test_clicking_a_section_scrolls_the_reader_to_it(qtbot, window):
     _open_sample(qtbot, window)
     stave_three = window.book.sections[2]
