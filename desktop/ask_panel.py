@@ -333,8 +333,11 @@ class AskPanel(QWidget):
         self._idle()
         self.result = result
         self._render(streaming=False)
-        self._fill_evidence(result["parts"], _cited_passages(result))
-        self._fill_plan(result["plan"])
+        self._fill_evidence(result.get("parts", []), _cited_passages(result))
+        if "plan" in result:
+            self._fill_plan(result["plan"])
+        else:
+            self.plan_view.clear()
         self.book_map.mark(*_map_marks(result))
         timings = result["timings"]
         if result["cancelled"]:
@@ -376,8 +379,11 @@ class AskPanel(QWidget):
         self._asked = result["question"]
         self.question.setText(result["question"])
         self._render(streaming=False)
-        self._fill_evidence(result["parts"], _cited_passages(result))
-        self._fill_plan(result["plan"])
+        self._fill_evidence(result.get("parts", []), _cited_passages(result))
+        if "plan" in result:
+            self._fill_plan(result["plan"])
+        else:
+            self.plan_view.clear()
         self.book_map.mark(*_map_marks(result))
 
     def _render(self, streaming: bool) -> None:
@@ -395,6 +401,9 @@ class AskPanel(QWidget):
             what, where = ("draft", "above") if draft else ("answer", "below")
             answer_block = (f"<p><i>The model's {what} only restated the question, so it is not shown: "
                             f"the evidence {where} is the answer.</i></p>")
+        if not streaming and result.get("damaged"):
+            answer_block = (f"<h4>Answer</h4><p>{html.escape(result.get('answer', ''))}</p><p><i>The stored record "
+                            "of this answer is damaged: its evidence and citations cannot be shown.</i></p>")
         if not streaming and result.get("written") is False and result.get("digest"):
             answer_block = "<p><i>Evidence only, as set in Settings › Answers: no model answer.</i></p>"
         evidence_block = f"<h4>Evidence</h4>{digest_html}" if digest_html else ""

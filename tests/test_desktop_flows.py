@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import sqlite3
 import threading
 import time
 
@@ -263,6 +264,57 @@ def test_a_damaged_book_is_listed_as_such_and_hides_no_other(qtbot, fixtures):
                                           "remove the book and import it again")
     with qtbot.waitSignal(window.bookOpened, timeout=20000):
         window.open_book(keep)
+
+
+def test_a_damaged_history_row_or_reading_position_hides_nothing_else(qtbot, fixtures):
+    """A history row or a reading position whose stored JSON could not be
+    read made the book fail to open (a JSONDecodeError in the banner) and
+    left the library's Read column empty for every book."""
+    library = Library()
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    other = library.import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    for each, read_to in ((book_id, 4000), (other, 100)):
+        journal = library.journal(each)
+        journal.set("read_to", read_to)
+        journal.close()
+    journal = library.journal(book_id)
+    journal.add({"question": "Who is Duchess?", "answer": "The colt's mother."})
+    journal.add({"question": "What happens at the brook?", "answer": "The young heir falls."})
+    journal.set("position", 1500)
+    journal.close()
+    with sqlite3.connect(library.folder(book_id) / "book.sqlite") as connection:
+        connection.execute("UPDATE history SET result = substr(result, 1, 12) WHERE question = 'Who is Duchess?'")
+        connection.execute("UPDATE reader_state SET value = '{\"pos' WHERE key = 'read_to'")
+    connection.close()
+
+    journal = library.journal(book_id)
+    try:
+        damaged, whole = journal.entries()
+        assert damaged.result == {"question": "Who is Duchess?", "answer": "The colt's mother.", "damaged": True}
+        assert whole.result["answer"] == "The young heir falls."
+        assert journal.get("read_to") is None and journal.get("position") == 1500
+        exported = journal.markdown("Three Chapters")
+    finally:
+        journal.close()
+    assert "The colt's mother." in exported and "The stored record of this answer is damaged" in exported
+
+    window = _window(qtbot)
+    view = window.library_view
+    # The other book's share read is shown; the damaged value's book shows none.
+    qtbot.waitUntil(lambda: other in view._rows and view.table.item(view._rows[other], 4).text() == "1%",
+                    timeout=10000)
+    assert view.table.item(view._rows[book_id], 4).text() == ""
+    with qtbot.waitSignal(window.bookOpened, timeout=20000):
+        window.open_book(book_id)
+    panel = window.ask_panel
+    qtbot.waitUntil(lambda: panel.history.count() == 2, timeout=10000)
+    assert not window.banner.isVisible()
+    oldest = panel.history.item(1)
+    assert oldest.text() == "Who is Duchess?"
+    panel.history.itemClicked.emit(oldest)
+    shown = panel.answer_view.toPlainText()
+    assert "The colt's mother." in shown and "The stored record of this answer is damaged" in shown
+    assert panel.evidence.topLevelItemCount() == 0
 
 
 def test_answers_being_prepared_for_a_book_removed_meanwhile_are_not_kept(qtbot, fixtures):

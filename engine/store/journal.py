@@ -79,7 +79,7 @@ class BookJournal:
 
     def entries(self) -> list[HistoryEntry]:
         rows = self._connection.execute("SELECT id, asked_at, question, answer, result FROM history ORDER BY id")
-        return [HistoryEntry(row[0], row[1], row[2], row[3], json.loads(row[4])) for row in rows]
+        return [HistoryEntry(row[0], row[1], row[2], row[3], _record(row[2], row[3], row[4])) for row in rows]
 
     def remove(self, entry_id: int) -> None:
         self._write("DELETE FROM history WHERE id = ?", (entry_id,))
@@ -105,6 +105,8 @@ class BookJournal:
             if entry.answer:
                 heading = "**Draft answer**" if result.get("lead") == "digest" else "**Answer**"
                 lines += [heading, "", entry.answer, ""]
+            if result.get("damaged"):
+                lines += ["*The stored record of this answer is damaged: its evidence and citations are lost.*", ""]
             citations = result.get("citations", [])
             if citations:
                 lines.append("**Cited passages**")
@@ -121,7 +123,21 @@ class BookJournal:
 
     def get(self, key: str, default=None):
         row = self._connection.execute("SELECT value FROM reader_state WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else default
+        try:
+            return json.loads(row[0]) if row else default
+        except (TypeError, ValueError):
+            return default  # a damaged value counts as never set; the next save writes it afresh
 
     def set(self, key: str, value) -> None:
         self._write("INSERT OR REPLACE INTO reader_state (key, value) VALUES (?, ?)", (key, json.dumps(value)))
+
+
+def _record(question: str, answer: str, stored) -> dict:
+    """An answer's stored record. One that cannot be read (a damaged row)
+    keeps its question and answer text: one bad row must not hide the rest of
+    the history, nor the book."""
+    try:
+        record = json.loads(stored)
+    except (TypeError, ValueError):
+        record = None
+    return record if isinstance(record, dict) else {"question": question, "answer": answer, "damaged": True}
