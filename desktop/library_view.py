@@ -116,6 +116,8 @@ class LibraryView(QWidget):
             self.table.insertRow(row)
             size = f"{summary.characters / 1e6:.1f} M characters" if summary.characters >= 1e6 else \
                 f"{summary.characters // 1000:,} k characters"
+            if summary.damaged:
+                size = ""  # nothing of it could be read
             cells = [summary.title, summary.author or "", size, self.stage_name(summary.book_id, stage), ""]
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)

@@ -122,6 +122,10 @@ def _list(args) -> int:
         print("The library is empty. Import a book with: chapterhouse import PATH")
         return 0
     for book in books:
+        if book.damaged:
+            print(f"{book.book_id}  {book.title}  (damaged: remove it with `chapterhouse remove {book.book_id}` "
+                  "and import it again)")
+            continue
         author = f" by {book.author}" if book.author else ""
         print(f"{book.book_id}  {book.title}{author}  ({book.sections} sections, {book.characters:,} characters)")
     return 0

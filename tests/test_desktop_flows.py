@@ -250,10 +250,18 @@ def test_a_damaged_book_is_listed_as_such_and_hides_no_other(qtbot, fixtures):
     spoilt = library.import_book(fixtures / "three-chapters.txt").book_id
     database = library.folder(spoilt) / "book.sqlite"
     database.write_bytes(os.urandom(database.stat().st_size))
+    # Its manifest spoilt too, a book was not listed at all: nothing offered to remove it.
+    lost = library.import_book(fixtures / "call-of-the-wild-excerpt.html").book_id
+    (library.folder(lost) / "book.sqlite").write_bytes(b"\0" * 4096)
+    (library.folder(lost) / "manifest.json").write_text("{")
     window = _window(qtbot)
     view = window.library_view
-    qtbot.waitUntil(lambda: len(view._rows) == 2, timeout=10000)
+    qtbot.waitUntil(lambda: len(view._rows) == 3, timeout=10000)
     assert view.table.item(view._rows[spoilt], 3).text() == "damaged: remove it and import it again"
+    assert view.table.item(view._rows[lost], 0).text() == "call-of-the-wild-excerpt.html"
+    assert view.table.item(view._rows[lost], 2).text() == ""  # its size is unknown, not 0
+    assert view.table.item(view._rows[lost], 3).text() == "damaged: remove it and import it again"
+    assert lost not in window.indexing.queue
     assert view.table.item(view._rows[keep], 3).text() == "searchable (stage 1 of 4)"
     assert spoilt not in window.indexing.queue and window.indexing.current is None  # nothing to index in it
     view.table.selectRow(view._rows[spoilt])

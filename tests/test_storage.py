@@ -262,13 +262,21 @@ def test_a_lost_or_spoilt_manifest_is_made_again_from_the_book(library, fixtures
         remade = json.loads(manifest.read_text())  # written back for the next reader
         assert {key: value for key, value in remade.items() if key != "imported_at"} == lasting
         assert library.import_book(path).created is False
-    # Spoilt along with the database, the book is left out of the list (nothing
-    # can be shown of it) and importing its file again says what to do.
+    # Spoilt along with the database, the book is listed by its file's name,
+    # as damaged (it was left out, so the app offered no way to remove it), and
+    # importing its file again says what to do.
     manifest.write_text("{")
     database = library.folder(book_id) / "book.sqlite"
     database.write_bytes(os.urandom(database.stat().st_size))
-    assert [b.book_id for b in library.list_books()] == [keep]
+    listed = library.list_books()
+    assert [(b.book_id, b.title, b.damaged) for b in listed] == [(keep, "Black Beauty", False),
+                                                                  (book_id, "three-chapters.txt", True)]
     with pytest.raises(BookDamagedError, match="remove the book and import it again"):
         library.import_book(path)
+    shown = subprocess.run([sys.executable, "-m", "engine", "list"], capture_output=True, text=True, cwd=ROOT,
+                           env={**os.environ, "CHAPTERHOUSE_HOME": str(library.root)})
+    assert shown.returncode == 0, shown.stderr
+    assert (f"{book_id}  three-chapters.txt  (damaged: remove it with `chapterhouse remove {book_id}` and import "
+            "it again)") in shown.stdout
     library.remove(book_id)
     assert library.import_book(path).created

@@ -50,6 +50,8 @@ class BookSummary:
     imported_at: str
     sections_method: str
     folder: Path
+    # Its manifest and database both spoilt: listed by its file's name, to be removed.
+    damaged: bool = False
 
     def to_dict(self) -> dict:
         data = dict(self.__dict__)
@@ -184,7 +186,9 @@ class Library:
             try:
                 summaries.append(self.summary(folder.name))
             except (OSError, ValueError, BookDamagedError):
-                continue  # a book whose manifest and database are both spoilt hides no other
+                # Manifest and database both spoilt: listed all the same, so
+                # that it can be removed (in the app too) and imported again.
+                summaries.append(_damaged_summary(folder))
             except BookNotFoundError:
                 continue  # removed while the library was being listed
         return sorted(summaries, key=lambda s: (s.title.casefold(), s.book_id))
@@ -311,3 +315,15 @@ def _fsync_dir(folder: Path) -> None:
         os.fsync(descriptor)
     finally:
         os.close(descriptor)
+
+
+def _damaged_summary(folder: Path) -> BookSummary:
+    """What can be said of a book nothing of which can be read: its file's name."""
+    try:
+        originals = sorted(path.name for path in (folder / "original").iterdir() if path.is_file())
+    except OSError:
+        originals = []
+    name = originals[0] if originals else ""
+    return BookSummary(book_id=folder.name, title=name or "Unreadable book", author=None, language=None,
+                       gutenberg_id=None, sections=0, characters=0, source_file=name, source_bytes=0,
+                       imported_at="", sections_method="", folder=folder, damaged=True)
