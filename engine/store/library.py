@@ -185,10 +185,12 @@ class Library:
                 continue
             try:
                 summaries.append(self.summary(folder.name))
-            except (OSError, ValueError, BookDamagedError):
+            except BookDamagedError:
                 # Manifest and database both spoilt: listed all the same, so
                 # that it can be removed (in the app too) and imported again.
                 summaries.append(_damaged_summary(folder))
+            except (OSError, ValueError):
+                continue  # unreadable just now (its original file, say): it hides no other book
             except BookNotFoundError:
                 continue  # removed while the library was being listed
         return sorted(summaries, key=lambda s: (s.title.casefold(), s.book_id))
