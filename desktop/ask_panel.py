@@ -333,12 +333,7 @@ class AskPanel(QWidget):
         self._idle()
         self.result = result
         self._render(streaming=False)
-        self._fill_evidence(result.get("parts", []), _cited_passages(result))
-        if "plan" in result:
-            self._fill_plan(result["plan"])
-        else:
-            self.plan_view.clear()
-        self.book_map.mark(*_map_marks(result))
+        self._show_details(result)
         timings = result["timings"]
         if result["cancelled"]:
             self.status.setText("Stopped. The evidence above is complete; the answer is cut short.")
@@ -379,6 +374,11 @@ class AskPanel(QWidget):
         self._asked = result["question"]
         self.question.setText(result["question"])
         self._render(streaming=False)
+        self._show_details(result)
+
+    def _show_details(self, result: dict) -> None:
+        """An answer's evidence tree, plan and marks on the book map (a record
+        from the history whose row was damaged has none of them)."""
         self._fill_evidence(result.get("parts", []), _cited_passages(result))
         if "plan" in result:
             self._fill_plan(result["plan"])

@@ -6,11 +6,11 @@ found among the retrieved passages' sections, at a fixed passage budget,
 for the ladder method and, in the same run and budget, the baselines a plain
 RAG app would use (BM25, dense, hybrid RRF top-k). Beside it, evidence
 recall: the share of the set's gold evidence quotes that a retrieved passage
-holds (a section can be found by a passage that does not hold its evidence). An ablation table turns
-off, one at a time, what the method adds. GutenQA questions with gold
-evidence strings are scored by Hit@1/5/20 and MRR; LiteraryQA questions by
-token F1 and ROUGE-L of the evidence digest (and of generated answers, when
-asked for) against the two reference answers.
+holds (a section can be found by a passage that does not hold its evidence).
+An ablation table turns off, one at a time, what the method adds. GutenQA
+questions with gold evidence strings are scored by Hit@1/5/20 and MRR;
+LiteraryQA questions by token F1 and ROUGE-L of the evidence digest (and of
+generated answers, when asked for) against the two reference answers.
 """
 
 from __future__ import annotations
@@ -182,9 +182,10 @@ def repeats_quote(line: str, quote: str) -> bool:
     return bool(words) and sum(1 for word in words if word in said) >= 0.6 * len(words)
 
 
-def evidence_recall(quotes: dict[int, str], texts: list[str]) -> float:
-    """Share of the gold quotes some retrieved passage holds."""
-    return sum(1 for quote in quotes.values() if any(holds_quote(text, quote) for text in texts)) / len(quotes)
+def evidence_recall(quotes: dict[int, str], texts: list[str], holds=holds_quote) -> float:
+    """Share of the gold quotes that one of `texts` holds (retrieved
+    passages; with `repeats_quote`, the digest's lines)."""
+    return sum(1 for quote in quotes.values() if any(holds(text, quote) for text in texts)) / len(quotes)
 
 
 # ------------------------------------------------------------ running
@@ -334,14 +335,14 @@ def summarize(rows: list[Row], books_info: dict) -> dict:
         # The digest is what the default model's user reads first: how many of
         # the sections an answer needs does it quote from?
         shares = [location_recall(r.question.sections, set(r.digest_sections)) for r in quoting]
+        with_quotes = [r for r in quoting if r.question.quotes]
         report["answers"]["digest_sections"] = {
             "questions": len(quoting), "budget": quoting[0].budget,
             "required_sections_quoted": round(statistics.mean(shares), 3),
             "all_quoted": round(sum(1 for x in shares if x == 1.0) / len(shares), 3),
             **({"gold_quotes_quoted": round(statistics.mean(
-                sum(1 for quote in r.question.quotes.values() if any(repeats_quote(line, quote) for line in r.digest_lines))
-                / len(r.question.quotes) for r in quoting if r.question.quotes), 3)}
-               if any(r.question.quotes for r in quoting) else {}),
+                evidence_recall(r.question.quotes, r.digest_lines, repeats_quote) for r in with_quotes), 3)}
+               if with_quotes else {}),
             "mean_ms": round(1000 * statistics.mean(r.digest_seconds for r in quoting), 1),
             "max_ms": round(1000 * max(r.digest_seconds for r in quoting), 1)}
     evidence_rows = [r for r in rows if r.question.kind == "evidence" and r.budget == 20]
