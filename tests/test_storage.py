@@ -243,6 +243,37 @@ def test_a_damaged_book_database_is_one_line_and_hides_no_other_book(library, fi
     assert library.load(spoilt).sections
 
 
+def test_an_index_record_that_cannot_be_read_is_one_line(library, fixtures, chapterhouse_home):
+    """A byte spoilt inside a record (SQLite reads the row, its JSON is
+    broken) came out of every question as a JSONDecodeError traceback."""
+    from engine.errors import BookDamagedError
+    from engine.index.indexer import BookIndexer
+    from engine.index.store import IndexStore
+
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    BookIndexer(library, book_id).run(up_to=1)
+    database = library.folder(book_id) / "book.sqlite"
+    with sqlite3.connect(database) as connection:
+        connection.execute("UPDATE index_nodes SET sections = '[1,' WHERE id = 'p1.1'")
+        connection.execute("UPDATE index_manifest SET value = '{\"key' WHERE key = 'embedder'")
+    connection.close()
+    store = IndexStore(database)
+    try:
+        with pytest.raises(BookDamagedError) as caught:
+            store.nodes(level=1)
+        assert str(caught.value) == (f"{database}: the book's database is damaged (index record p1.1 cannot be "
+                                     "read); remove the book and import it again")
+        with pytest.raises(BookDamagedError, match="index manifest entry embedder cannot be read"):
+            store.manifest_value("embedder")
+        with pytest.raises(BookDamagedError, match="index manifest entry embedder cannot be read"):
+            store.manifest()
+    finally:
+        store.close()
+    result = subprocess.run([sys.executable, "-m", "engine", "retrieve", book_id, "the hare"], capture_output=True,
+                            text=True, cwd=ROOT, env={**os.environ, "CHAPTERHOUSE_HOME": str(chapterhouse_home)})
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "is damaged" in result.stderr
+
+
 def test_a_lost_or_spoilt_manifest_is_made_again_from_the_book(library, fixtures):
     """The manifest only summarises the book's database and file: spoilt, it
     hid the book from the library for good, and importing the file again

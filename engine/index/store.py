@@ -21,6 +21,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
+from ..errors import BookDamagedError
 from ..store.bookdb import damage_reported, open_read_only
 from .chunking import SENTENCE_SPLITTER
 
@@ -188,11 +189,19 @@ class IndexStore:
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
         rows = self._connection.execute(
             f"SELECT {', '.join(_COLUMNS)} FROM index_nodes{where} ORDER BY level, section, seq", values)
-        return [_node(row) for row in rows]
+        return [self._node(row) for row in rows]
 
     def node(self, node_id: str) -> Node | None:
         row = self._connection.execute(f"SELECT {', '.join(_COLUMNS)} FROM index_nodes WHERE id = ?", (node_id,)).fetchone()
-        return _node(row) if row else None
+        return self._node(row) if row else None
+
+    def _node(self, row) -> Node:
+        try:
+            return _node(row)
+        except ValueError:
+            # A record SQLite reads but whose JSON is spoilt (a flipped byte):
+            # one line naming the file, not a JSONDecodeError.
+            raise BookDamagedError(self.path, f"index record {row[0]} cannot be read") from None
 
     def set_contexts(self, contexts: dict[str, str], built_by: str) -> None:
         self._connection.executemany("UPDATE index_nodes SET context = ?, built_by = ? WHERE id = ?",
@@ -296,11 +305,18 @@ class IndexStore:
 
     def manifest_value(self, key: str):
         row = self._connection.execute("SELECT value FROM index_manifest WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+        return self._json(row[0], f"index manifest entry {key}") if row else None
 
     def set_manifest_value(self, key: str, value) -> None:
         self._connection.execute("INSERT OR REPLACE INTO index_manifest (key, value) VALUES (?, ?)",
                                  (key, json.dumps(value)))
 
     def manifest(self) -> dict:
-        return {key: json.loads(value) for key, value in self._connection.execute("SELECT key, value FROM index_manifest")}
+        return {key: self._json(value, f"index manifest entry {key}")
+                for key, value in self._connection.execute("SELECT key, value FROM index_manifest")}
+
+    def _json(self, stored: str, what: str):
+        try:
+            return json.loads(stored)
+        except (TypeError, ValueError):
+            raise BookDamagedError(self.path, f"{what} cannot be read") from None
