@@ -247,8 +247,9 @@ def test_an_index_record_that_cannot_be_read_is_one_line(library, fixtures, chap
     """A byte spoilt inside a record (SQLite reads the row, its JSON is
     broken) came out of every question as a JSONDecodeError traceback."""
     from engine.errors import BookDamagedError
-    from engine.index.indexer import BookIndexer
+    from engine.index.indexer import BookIndexer, stage_in_use
     from engine.index.store import IndexStore
+    from engine.llm.settings import ModelSettings
 
     book_id = library.import_book(fixtures / "three-chapters.txt").book_id
     BookIndexer(library, book_id).run(up_to=1)
@@ -269,6 +270,9 @@ def test_an_index_record_that_cannot_be_read_is_one_line(library, fixtures, chap
             store.manifest()
     finally:
         store.close()
+    # Listing the library asks which embedder built the index: the window lists the book as damaged.
+    with pytest.raises(BookDamagedError, match="index manifest entry embedder cannot be read"):
+        stage_in_use(library, book_id, ModelSettings.load())
     result = subprocess.run([sys.executable, "-m", "engine", "retrieve", book_id, "the hare"], capture_output=True,
                             text=True, cwd=ROOT, env={**os.environ, "CHAPTERHOUSE_HOME": str(chapterhouse_home)})
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and "is damaged" in result.stderr

@@ -30,7 +30,7 @@ from typing import Callable
 from filelock import FileLock, Timeout
 
 from ..book import Book
-from ..errors import ChapterhouseError, storage_problem
+from ..errors import BookDamagedError, ChapterhouseError, storage_problem
 from ..llm.errors import ContextLimitError, ModelError
 from ..llm.generator import SMALL_MODEL_PARAMETERS
 from ..llm.types import CancelToken
@@ -649,7 +649,11 @@ def _read_only(library, book_id: str, query: str, parameters: tuple = ()) -> lis
 
 def _manifest_entry(library, book_id: str, key: str) -> dict | None:
     rows = _read_only(library, book_id, "SELECT value FROM index_manifest WHERE key = ?", (key,))
-    return json.loads(rows[0][0]) if rows else None
+    try:
+        return json.loads(rows[0][0]) if rows else None
+    except (TypeError, ValueError):
+        raise BookDamagedError(library.folder(book_id) / "book.sqlite",
+                               f"index manifest entry {key} cannot be read") from None
 
 
 def _built_and_chosen(library, book_id: str, key: str, spec_of, settings, specs: dict) -> tuple[dict, dict] | None:
