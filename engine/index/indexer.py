@@ -18,7 +18,6 @@ chunking parameters everything.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 import time
@@ -30,7 +29,7 @@ from typing import Callable
 from filelock import FileLock, Timeout
 
 from ..book import Book
-from ..errors import BookDamagedError, ChapterhouseError, storage_problem
+from ..errors import ChapterhouseError, storage_problem
 from ..llm.errors import ContextLimitError, ModelError
 from ..llm.generator import SMALL_MODEL_PARAMETERS
 from ..llm.types import CancelToken
@@ -41,7 +40,8 @@ from .chunking import SENTENCE_SPLITTER, ChunkingParameters, fixed_passages, sen
 from .search import BookSearch
 from .searchfiles import build_generation, current_generation
 from .segmenter import SegmentationStats, llm_passages
-from .store import BOOK_SUMMARY, CARD, PART_SUMMARY, PASSAGE, SECTION_SUMMARY, TIER_SUMMARY, IndexStore, Node
+from .store import BOOK_SUMMARY, CARD, PART_SUMMARY, PASSAGE, SECTION_SUMMARY, TIER_SUMMARY, IndexStore, Node, \
+    stored_json
 from .vectors import embed_windows, embed_windows_and_sentences
 from .writing import Cancelled, WritingStats, combine, situate_and_summarize, writes_situating
 
@@ -649,11 +649,9 @@ def _read_only(library, book_id: str, query: str, parameters: tuple = ()) -> lis
 
 def _manifest_entry(library, book_id: str, key: str) -> dict | None:
     rows = _read_only(library, book_id, "SELECT value FROM index_manifest WHERE key = ?", (key,))
-    try:
-        return json.loads(rows[0][0]) if rows else None
-    except (TypeError, ValueError):
-        raise BookDamagedError(library.folder(book_id) / "book.sqlite",
-                               f"index manifest entry {key} cannot be read") from None
+    if not rows:
+        return None
+    return stored_json(rows[0][0], library.folder(book_id) / "book.sqlite", f"index manifest entry {key}")
 
 
 def _built_and_chosen(library, book_id: str, key: str, spec_of, settings, specs: dict) -> tuple[dict, dict] | None:

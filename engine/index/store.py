@@ -198,7 +198,7 @@ class IndexStore:
     def _node(self, row) -> Node:
         try:
             return _node(row)
-        except ValueError:
+        except (TypeError, ValueError):
             # A record SQLite reads but whose JSON is spoilt (a flipped byte):
             # one line naming the file, not a JSONDecodeError.
             raise BookDamagedError(self.path, f"index record {row[0]} cannot be read") from None
@@ -305,18 +305,21 @@ class IndexStore:
 
     def manifest_value(self, key: str):
         row = self._connection.execute("SELECT value FROM index_manifest WHERE key = ?", (key,)).fetchone()
-        return self._json(row[0], f"index manifest entry {key}") if row else None
+        return stored_json(row[0], self.path, f"index manifest entry {key}") if row else None
 
     def set_manifest_value(self, key: str, value) -> None:
         self._connection.execute("INSERT OR REPLACE INTO index_manifest (key, value) VALUES (?, ?)",
                                  (key, json.dumps(value)))
 
     def manifest(self) -> dict:
-        return {key: self._json(value, f"index manifest entry {key}")
+        return {key: stored_json(value, self.path, f"index manifest entry {key}")
                 for key, value in self._connection.execute("SELECT key, value FROM index_manifest")}
 
-    def _json(self, stored: str, what: str):
-        try:
-            return json.loads(stored)
-        except (TypeError, ValueError):
-            raise BookDamagedError(self.path, f"{what} cannot be read") from None
+
+def stored_json(stored: str, database: Path, what: str):
+    """A JSON value read from a book's database; a spoilt one (a flipped
+    byte SQLite cannot see) is BookDamagedError naming the file."""
+    try:
+        return json.loads(stored)
+    except (TypeError, ValueError):
+        raise BookDamagedError(database, f"{what} cannot be read") from None
