@@ -154,8 +154,7 @@ class Library:
         folder = self.books_dir / book_id
         with self.open(book_id) as database:
             book = database.load()
-        originals = sorted(path for path in (folder / "original").glob("*") if path.is_file())
-        source = originals[0] if originals else None
+        source = _original_file(folder)
         data = source.read_bytes() if source is not None else b""
         manifest = _manifest_of(book, source.name if source is not None else "", data,
                                 (source or folder / "book.sqlite").stat().st_mtime)
@@ -319,13 +318,16 @@ def _fsync_dir(folder: Path) -> None:
         os.close(descriptor)
 
 
+def _original_file(folder: Path) -> Path | None:
+    """The book's file as imported, kept in its folder (None if gone)."""
+    originals = sorted(path for path in (folder / "original").glob("*") if path.is_file())
+    return originals[0] if originals else None
+
+
 def _damaged_summary(folder: Path) -> BookSummary:
     """What can be said of a book nothing of which can be read: its file's name."""
-    try:
-        originals = sorted(path.name for path in (folder / "original").iterdir() if path.is_file())
-    except OSError:
-        originals = []
-    name = originals[0] if originals else ""
+    source = _original_file(folder)
+    name = source.name if source is not None else ""
     return BookSummary(book_id=folder.name, title=name or "Unreadable book", author=None, language=None,
                        gutenberg_id=None, sections=0, characters=0, source_file=name, source_bytes=0,
                        imported_at="", sections_method="", folder=folder, damaged=True)
