@@ -19,10 +19,10 @@ from PySide6.QtWidgets import (
 from engine.durations import duration_text
 
 BOOK_ID_ROLE = Qt.ItemDataRole.UserRole
-# The stage shown for a book whose database cannot be read: nothing can be
-# done with it but removing it (its file imports again).
+# The stage shown for a book whose database cannot be read: it can be
+# repaired (made again from its original file) or removed.
 DAMAGED = -1
-STAGE_NAMES = {DAMAGED: "damaged: remove it and import it again", 0: "not indexed", 1: "searchable (stage 1 of 4)",
+STAGE_NAMES = {DAMAGED: "damaged: repair it", 0: "not indexed", 1: "searchable (stage 1 of 4)",
                2: "stage 2 of 4", 3: "stage 3 of 4", 4: "fully indexed"}
 
 
@@ -42,6 +42,7 @@ class LibraryView(QWidget):
     openRequested = Signal(str)
     importRequested = Signal()
     removeRequested = Signal(str)
+    repairRequested = Signal(str)
     cancelIndexingRequested = Signal(str)
     indexRequested = Signal(str)
 
@@ -76,13 +77,17 @@ class LibraryView(QWidget):
         # stop, or an error such as a full disk that the user has since fixed).
         self.index_button = QPushButton("Stop indexing", self)
         self.remove_button = QPushButton("Remove\u2026", self)
+        self.repair_button = QPushButton("Repair\u2026", self)
+        self.repair_button.setToolTip("Make the book again from the file it was imported from, keeping its questions "
+                                      "and reading position; its index is built again")
         self.import_button.clicked.connect(self.importRequested)
         self.open_button.clicked.connect(self._emit_open)
         self.remove_button.clicked.connect(lambda: self._emit(self.removeRequested))
+        self.repair_button.clicked.connect(lambda: self._emit(self.repairRequested))
         self.index_button.clicked.connect(self._index_clicked)
         buttons.addWidget(self.import_button)
         buttons.addStretch(1)
-        for button in (self.index_button, self.remove_button, self.open_button):
+        for button in (self.index_button, self.repair_button, self.remove_button, self.open_button):
             buttons.addWidget(button)
         layout.addWidget(heading)
         layout.addWidget(self.hint)
@@ -158,6 +163,10 @@ class LibraryView(QWidget):
         self._active = set(book_ids)
         self._update_buttons()
 
+    def title_of(self, book_id: str) -> str:
+        row = self._rows.get(book_id)
+        return self.table.item(row, 0).text() if row is not None else book_id
+
     def selected_book(self) -> str | None:
         items = self.table.selectedItems()
         return items[0].data(BOOK_ID_ROLE) if items else None
@@ -183,6 +192,7 @@ class LibraryView(QWidget):
         book_id = self.selected_book()
         damaged = self._stages.get(book_id) == DAMAGED
         self.remove_button.setEnabled(book_id is not None)
+        self.repair_button.setEnabled(book_id is not None)
         self.open_button.setEnabled(book_id is not None and not damaged)
         active = book_id in self._active
         self.index_button.setText("Stop indexing" if active or book_id is None else "Index now")

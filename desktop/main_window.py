@@ -173,6 +173,7 @@ class MainWindow(QMainWindow):
         self.library_view.openRequested.connect(self.open_book)
         self.library_view.importRequested.connect(self.choose_file)
         self.library_view.removeRequested.connect(self.confirm_remove)
+        self.library_view.repairRequested.connect(self.confirm_repair)
         self.library_view.cancelIndexingRequested.connect(self._cancel_indexing)
         self.library_view.indexRequested.connect(self.index_now)
         self.library_view.target_stage = index_stage
@@ -382,16 +383,49 @@ class MainWindow(QMainWindow):
         self.refresh_library()
 
     def confirm_remove(self, book_id: str) -> None:
-        title = self.library.summary(book_id).title
+        # The title as listed: a damaged book's summary cannot be read again.
+        title = self.library_view.title_of(book_id)
         answer = QMessageBox.question(self, "Remove book", f"Remove \u201c{title}\u201d from the library, with its "
                                       "index and its history of questions? The original file is not touched.")
         if answer == QMessageBox.StandardButton.Yes:
             self.remove_book(book_id)
 
-    def remove_book(self, book_id: str) -> None:
-        from engine.index.indexer import builder_lock
+    def confirm_repair(self, book_id: str) -> None:
+        title = self.library_view.title_of(book_id)
+        answer = QMessageBox.question(
+            self, "Repair book", f"Make \u201c{title}\u201d again from the file it was imported from? Its questions "
+            "and reading position are kept, as far as they can still be read; its index is built again from the "
+            "start.")
+        if answer == QMessageBox.StandardButton.Yes:
+            self.repair_book(book_id)
 
-        self._removed.add(book_id)
+    def repair_book(self, book_id: str) -> None:
+        """Make a (damaged) book again from its original file, in a worker,
+        keeping its journal; then index it again."""
+        from engine.index.repair import repair_book
+
+        session = self._let_go_of(book_id)
+        self.statusBar().showMessage(f"Repairing {self.library_view.title_of(book_id)}\u2026")
+
+        def repair(context):
+            if session is not None:
+                session.indexer.close()
+            # Waits for an indexing job on the book to stop at its next checkpoint.
+            return repair_book(self.library, book_id)
+
+        def repaired(report) -> None:
+            self._titles[book_id] = report.title
+            self.statusBar().showMessage(f"{report.describe()}; indexing it again.", 15000)
+            self.refresh_library()
+            self.indexing.enqueue(book_id, first=True)
+            self._update_active()
+
+        self.tasks.submit(repair, name="Repairing the book", lane=URGENT, on_success=repaired, on_error=self._error)
+
+    def _let_go_of(self, book_id: str):
+        """Stop everything the window does with a book (its indexing, the
+        reader and the questions on it) before it is removed or repaired;
+        returns its answer session, to be closed in the worker."""
         self.indexing.cancel_book(book_id)
         if self._opening == book_id:
             self._opening = None
@@ -401,7 +435,13 @@ class MainWindow(QMainWindow):
             self.ask_panel.set_book(None)
             self.show_library()
         self._sessions_epoch += 1
-        session = self._sessions.pop(book_id, None)
+        return self._sessions.pop(book_id, None)
+
+    def remove_book(self, book_id: str) -> None:
+        from engine.index.indexer import builder_lock
+
+        self._removed.add(book_id)
+        session = self._let_go_of(book_id)
         lock = builder_lock(self.library.folder(book_id) / "index")
 
         def remove(context):

@@ -5,6 +5,7 @@
     chapterhouse sections BOOK [--json]
     chapterhouse text BOOK             the stored normalized text
     chapterhouse remove BOOK           delete a book and everything stored for it
+    chapterhouse repair BOOK           make a damaged book again from its file, keeping its history
     chapterhouse index BOOK [--stage N] [--segmenter fixed|llm]   build the ladder index
     chapterhouse status BOOK [--json]  how far the index has got
     chapterhouse models ...            the model catalogue: list, use, remote, download, check
@@ -123,8 +124,7 @@ def _list(args) -> int:
         return 0
     for book in books:
         if book.damaged:
-            print(f"{book.book_id}  {book.title}  (damaged: remove it with `chapterhouse remove {book.book_id}` "
-                  "and import it again)")
+            print(f"{book.book_id}  {book.title}  (damaged: repair it with `chapterhouse repair {book.book_id}`)")
             continue
         author = f" by {book.author}" if book.author else ""
         print(f"{book.book_id}  {book.title}{author}  ({book.sections} sections, {book.characters:,} characters)")

@@ -45,8 +45,8 @@ class BookDamagedError(ChapterhouseError):
     def __init__(self, path: str | Path, reason: str):
         self.path = str(path)
         self.reason = reason
-        super().__init__(f"{self.path}: the book's database is damaged ({reason}); remove the book and import it "
-                         "again")
+        super().__init__(f"{self.path}: the book's database is damaged ({reason}); repair the book (Repair in the "
+                         "library, or `chapterhouse repair`) to make it again from its original file")
 
 
 def storage_problem(error: BaseException, folder: Path | None = None) -> str | None:

@@ -1,4 +1,4 @@
-"""`chapterhouse index BOOK` and `chapterhouse status BOOK`."""
+"""`chapterhouse index BOOK`, `chapterhouse status BOOK` and `chapterhouse repair BOOK`."""
 
 from __future__ import annotations
 
@@ -30,6 +30,22 @@ def add_parsers(commands) -> None:
     status.add_argument("book", metavar="BOOK")
     status.add_argument("--json", action="store_true")
     status.set_defaults(handler=show_status)
+
+    repair = commands.add_parser("repair", help="make a damaged book again from its original file, keeping its "
+                                                "history of questions and reading position")
+    repair.add_argument("book", metavar="BOOK")
+    repair.set_defaults(handler=run_repair)
+
+
+def run_repair(args) -> int:
+    from .index.repair import repair_book
+    from .store import Library
+
+    library = Library()
+    book_id = library.resolve(args.book, import_files=False)
+    report = repair_book(library, book_id, wait=False)
+    print(f"{report.describe()}; build its index again with: chapterhouse index {book_id}")
+    return 0
 
 
 def run_index(args) -> int:

@@ -239,9 +239,11 @@ def test_the_answer_model_loads_and_reads_the_books_rules_while_the_question_is_
     assert session.generator.cached_prefix(limited) == session.generator.count_prompt_tokens(limited)
 
 
-def test_a_damaged_book_is_listed_as_such_and_hides_no_other(qtbot, fixtures):
+def test_a_damaged_book_is_listed_as_such_and_hides_no_other(qtbot, fixtures, monkeypatch):
     """One book's spoilt database made "Reading the library" fail: the
-    window listed no book at all."""
+    window listed no book at all. Repaired, it reads and indexes again."""
+    from PySide6.QtWidgets import QMessageBox
+
     from engine.index.indexer import BookIndexer
 
     library = Library()
@@ -257,10 +259,10 @@ def test_a_damaged_book_is_listed_as_such_and_hides_no_other(qtbot, fixtures):
     window = _window(qtbot)
     view = window.library_view
     qtbot.waitUntil(lambda: len(view._rows) == 3, timeout=10000)
-    assert view.table.item(view._rows[spoilt], 3).text() == "damaged: remove it and import it again"
+    assert view.table.item(view._rows[spoilt], 3).text() == "damaged: repair it"
     assert view.table.item(view._rows[lost], 0).text() == "call-of-the-wild-excerpt.html"
     assert view.table.item(view._rows[lost], 2).text() == ""  # its size is unknown, not 0
-    assert view.table.item(view._rows[lost], 3).text() == "damaged: remove it and import it again"
+    assert view.table.item(view._rows[lost], 3).text() == "damaged: repair it"
     assert lost not in window.indexing.queue
     assert view.table.item(view._rows[keep], 3).text() == "searchable (stage 1 of 4)"
     assert spoilt not in window.indexing.queue and window.indexing.current is None  # nothing to index in it
@@ -269,9 +271,25 @@ def test_a_damaged_book_is_listed_as_such_and_hides_no_other(qtbot, fixtures):
     window.open_book(spoilt)
     qtbot.waitUntil(window.banner.isVisible, timeout=10000)
     assert window.banner.label.text() == (f"{database}: the book's database is damaged (file is not a database); "
-                                          "remove the book and import it again")
+                                          "repair the book (Repair in the library, or `chapterhouse repair`) to make "
+                                          "it again from its original file")
     with qtbot.waitSignal(window.bookOpened, timeout=20000):
         window.open_book(keep)
+    # Repair, asked in the library, makes the book again from its file and indexes it.
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *args: asked.append(args[2]) or QMessageBox.StandardButton.Yes)
+    window.show_library()
+    view.table.selectRow(view._rows[lost])
+    assert view.repair_button.isEnabled()
+    qtbot.mouseClick(view.repair_button, Qt.MouseButton.LeftButton)
+    assert asked and asked[0].startswith("Make \u201ccall-of-the-wild-excerpt.html\u201d again from the file")
+    qtbot.waitUntil(lambda: lost in view._rows and view.table.item(view._rows[lost], 0).text() == "The Call of the Wild",
+                    timeout=20000)
+    assert window.statusBar().currentMessage().startswith("The Call of the Wild: repaired from its original file; "
+                                                          "kept 0 questions")
+    qtbot.waitUntil(lambda: view.table.item(view._rows[lost], 3).text() == "searchable (stage 1 of 4)", timeout=60000)
+    with qtbot.waitSignal(window.bookOpened, timeout=20000):
+        window.open_book(lost)
 
 
 def test_a_damaged_history_row_or_reading_position_hides_nothing_else(qtbot, fixtures):

@@ -225,8 +225,9 @@ def test_a_damaged_book_database_is_one_line_and_hides_no_other_book(library, fi
         database.write_bytes(damage)
         with pytest.raises(BookDamagedError) as caught:
             library.load(spoilt)
-        assert str(caught.value) == (f"{database}: the book's database is damaged ({reason}); remove the book and "
-                                     "import it again")
+        assert str(caught.value) == (f"{database}: the book's database is damaged ({reason}); repair the book "
+                                     "(Repair in the library, or `chapterhouse repair`) to make it again from its "
+                                     "original file")
     for reader in (lambda: stage_reached(library, spoilt), lambda: library.journal(spoilt),
                    lambda: IndexStore(database)):
         database.write_bytes(header_lost)
@@ -235,9 +236,16 @@ def test_a_damaged_book_database_is_one_line_and_hides_no_other_book(library, fi
     result = subprocess.run([sys.executable, "-m", "engine", "retrieve", spoilt, "the hare"], capture_output=True,
                             text=True, cwd=ROOT, env={**os.environ, "CHAPTERHOUSE_HOME": str(chapterhouse_home)})
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and "damaged" in result.stderr
-    # Nothing else is touched, and the advice works.
+    # Nothing else is touched, and the advice works (so does removing it and importing it again).
     assert {b.book_id for b in library.list_books()} == {keep, spoilt}
     assert library.load(keep).sections
+    repaired = subprocess.run([sys.executable, "-m", "engine", "repair", spoilt], capture_output=True, text=True,
+                              cwd=ROOT, env={**os.environ, "CHAPTERHOUSE_HOME": str(chapterhouse_home)})
+    assert repaired.returncode == 0, repaired.stderr
+    assert repaired.stdout == ("Three Chapters from Black Beauty: repaired from its original file; kept 0 questions "
+                               "(the history could not be read); no reading position was kept; build its index "
+                               f"again with: chapterhouse index {spoilt}\n")
+    assert library.load(spoilt).sections
     library.remove(spoilt)
     assert library.import_book(fixtures / "three-chapters.txt").book_id == spoilt
     assert library.load(spoilt).sections
@@ -262,8 +270,8 @@ def test_an_index_record_that_cannot_be_read_is_one_line(library, fixtures, chap
     try:
         with pytest.raises(BookDamagedError) as caught:
             store.nodes(level=1)
-        assert str(caught.value) == (f"{database}: the book's database is damaged (index record p1.1 cannot be "
-                                     "read); remove the book and import it again")
+        assert str(caught.value).startswith(f"{database}: the book's database is damaged (index record p1.1 cannot "
+                                            "be read); repair the book")
         with pytest.raises(BookDamagedError, match="index manifest entry embedder cannot be read"):
             store.manifest_value("embedder")
         with pytest.raises(BookDamagedError, match="index manifest entry embedder cannot be read"):
@@ -306,12 +314,11 @@ def test_a_lost_or_spoilt_manifest_is_made_again_from_the_book(library, fixtures
     listed = library.list_books()
     assert [(b.book_id, b.title, b.damaged) for b in listed] == [(keep, "Black Beauty", False),
                                                                   (book_id, "three-chapters.txt", True)]
-    with pytest.raises(BookDamagedError, match="remove the book and import it again"):
+    with pytest.raises(BookDamagedError, match="repair the book"):
         library.import_book(path)
     shown = subprocess.run([sys.executable, "-m", "engine", "list"], capture_output=True, text=True, cwd=ROOT,
                            env={**os.environ, "CHAPTERHOUSE_HOME": str(library.root)})
     assert shown.returncode == 0, shown.stderr
-    assert (f"{book_id}  three-chapters.txt  (damaged: remove it with `chapterhouse remove {book_id}` and import "
-            "it again)") in shown.stdout
+    assert f"{book_id}  three-chapters.txt  (damaged: repair it with `chapterhouse repair {book_id}`)" in shown.stdout
     library.remove(book_id)
     assert library.import_book(path).created

@@ -71,6 +71,31 @@ def builder_lock(folder) -> threading.Lock:
         return _builders.setdefault(str(folder), threading.Lock())
 
 
+@contextmanager
+def building(folder: Path, title: str, wait: bool = True):
+    """Hold a book's builder locks (`folder`: its index folder), or raise
+    IndexingBusy. The thread lock orders this process's builders; the file
+    lock keeps other processes out. The OS drops it when its holder dies, so
+    a killed run leaves nothing stale behind. OSError: the lock file cannot
+    be made (a full or read-only disk)."""
+    lock = builder_lock(folder)
+    if not lock.acquire(blocking=wait):
+        raise IndexingBusy(f"{title}: this book is being indexed here already")
+    try:
+        others = FileLock(Path(folder).parent / "indexing.lock")
+        try:
+            others.acquire(timeout=0)
+        except Timeout:
+            raise IndexingBusy(f"{title}: another Chapterhouse process is indexing this book; "
+                               "it can go on here once that one stops") from None
+        try:
+            yield
+        finally:
+            others.release()
+    finally:
+        lock.release()
+
+
 class IndexingError(ChapterhouseError):
     """Indexing stopped; the index stays at its last checkpoint."""
 
@@ -224,27 +249,11 @@ class BookIndexer:
 
     @contextmanager
     def _building(self, wait: bool):
-        """Hold this book's builder locks, or raise IndexingBusy. The thread
-        lock orders this process's builders; the file lock keeps other
-        processes out. The OS drops it when its holder dies, so a killed run
-        leaves nothing stale behind."""
-        if not self.lock.acquire(blocking=wait):
-            raise IndexingBusy(f"{self.book.title}: this book is being indexed here already")
         try:
-            others = FileLock(self.folder.parent / "indexing.lock")
-            try:
-                others.acquire(timeout=0)
-            except Timeout:
-                raise IndexingBusy(f"{self.book.title}: another Chapterhouse process is indexing this book; "
-                                   "it can go on here once that one stops") from None
-            except OSError as error:  # the lock file cannot be made: a full or read-only disk
-                raise _storage_error(error, self.book, self.folder) from None
-            try:
+            with building(self.folder, self.book.title, wait):
                 yield
-            finally:
-                others.release()
-        finally:
-            self.lock.release()
+        except OSError as error:  # the lock file cannot be made: a full or read-only disk
+            raise _storage_error(error, self.book, self.folder) from None
 
     @property
     def lock(self) -> threading.Lock:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import StorageError, storage_problem
@@ -78,7 +78,9 @@ class BookJournal:
         return cursor.lastrowid
 
     def entries(self) -> list[HistoryEntry]:
-        rows = self._connection.execute("SELECT id, asked_at, question, answer, result FROM history ORDER BY id")
+        """The history, less the rows a damaged page of the database holds
+        (one such row must not hide the others, nor the book)."""
+        rows, _lost = _readable_history(self._connection)
         return [HistoryEntry(row[0], row[1], row[2], row[3], _record(row[2], row[3], row[4])) for row in rows]
 
     def remove(self, entry_id: int) -> None:
@@ -122,14 +124,126 @@ class BookJournal:
     # ------------------------------------------------------------ reading position and progress
 
     def get(self, key: str, default=None):
-        row = self._connection.execute("SELECT value FROM reader_state WHERE key = ?", (key,)).fetchone()
         try:
+            row = self._connection.execute("SELECT value FROM reader_state WHERE key = ?", (key,)).fetchone()
             return json.loads(row[0]) if row else default
         except (TypeError, ValueError):
             return default  # a damaged value counts as never set; the next save writes it afresh
+        except sqlite3.Error as error:
+            if not _is_damage(error):
+                raise
+            return default
 
     def set(self, key: str, value) -> None:
         self._write("INSERT OR REPLACE INTO reader_state (key, value) VALUES (?, ?)", (key, json.dumps(value)))
+
+    # ------------------------------------------------------------ repair
+
+    def restore(self, salvaged: "SalvagedJournal") -> None:
+        """Take in what was saved of a damaged database's journal, as it was
+        stored (ids and times kept, so the history reads as before)."""
+        with self._connection:
+            self._connection.execute("BEGIN")
+            self._connection.executemany(
+                "INSERT INTO history (id, asked_at, question, answer, result) VALUES (?, ?, ?, ?, ?)",
+                salvaged.history)
+            self._connection.executemany("INSERT OR REPLACE INTO reader_state (key, value) VALUES (?, ?)",
+                                         sorted(salvaged.reader_state.items()))
+
+
+# The reader_state keys the app writes: looked up one by one when the table
+# as a whole cannot be read.
+_READER_KEYS = ("position", "read_to")
+# Row ids probed one by one when the history cannot be read in one go; a
+# reader asks hundreds of questions of a book, not a million.
+_MOST_ROWS_PROBED = 100_000
+
+
+@dataclass
+class SalvagedJournal:
+    """What could be read of a journal: history rows (id, asked_at, question,
+    answer, result) and reader-state values, as stored; and how many history
+    rows were lost, where that can be told."""
+
+    history: list[tuple] = field(default_factory=list)
+    reader_state: dict[str, str] = field(default_factory=dict)
+    history_lost: int | None = 0  # None: not even the number of rows could be read
+
+
+def salvage_journal(database: Path) -> SalvagedJournal:
+    """Read what can still be read of a (possibly damaged) database's history
+    and reading position. Never raises for a damaged or missing file: what
+    cannot be read is left out (a whole table, or the rows on a spoilt page)."""
+    salvaged = SalvagedJournal()
+    try:
+        connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    except sqlite3.Error:
+        salvaged.history_lost = None
+        return salvaged
+    try:
+        try:
+            salvaged.history, salvaged.history_lost = _readable_history(connection)
+        except sqlite3.Error:
+            salvaged.history_lost = None
+        salvaged.reader_state = _salvage_reader_state(connection)
+    finally:
+        connection.close()
+    return salvaged
+
+
+def _is_damage(error: sqlite3.Error) -> bool:
+    """A damaged file ("database disk image is malformed", "file is not a
+    database", bytes that are not UTF-8 text), not a busy or full disk."""
+    return type(error) is sqlite3.DatabaseError or "decode" in str(error).lower()
+
+
+def _readable_history(connection: sqlite3.Connection) -> tuple[list[tuple], int | None]:
+    """The history rows that can be read, and how many could not (None: not
+    even how many there were)."""
+    select = "SELECT id, asked_at, question, answer, result FROM history"
+    try:
+        return connection.execute(select + " ORDER BY id").fetchall(), 0
+    except sqlite3.Error as error:
+        if "no such table" in str(error):
+            return [], 0  # a journal never made: the book was never opened in the app
+        if not _is_damage(error):
+            raise
+    # A spoilt page: row by row through the table's b-tree, up to the last id
+    # AUTOINCREMENT handed out, so the rows on other pages are kept.
+    try:
+        last = connection.execute("SELECT seq FROM sqlite_sequence WHERE name = 'history'").fetchone()
+    except sqlite3.Error:
+        last = None
+    if not last:
+        return [], None
+    rows, lost = [], 0
+    for row_id in range(1, min(int(last[0]), _MOST_ROWS_PROBED) + 1):
+        try:
+            row = connection.execute(select + " WHERE id = ?", (row_id,)).fetchone()
+        except sqlite3.Error as error:
+            if not _is_damage(error):
+                raise
+            lost += 1
+            continue
+        if row is not None:
+            rows.append(row)
+    return rows, lost
+
+
+def _salvage_reader_state(connection: sqlite3.Connection) -> dict[str, str]:
+    try:
+        return dict(connection.execute("SELECT key, value FROM reader_state").fetchall())
+    except sqlite3.Error:
+        pass
+    state = {}
+    for key in _READER_KEYS:
+        try:
+            row = connection.execute("SELECT value FROM reader_state WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error:
+            continue
+        if row is not None:
+            state[key] = row[0]
+    return state
 
 
 def _record(question: str, answer: str, stored) -> dict:

@@ -105,7 +105,7 @@ class Library:
             data = source.read_bytes()
             (original / source.name).write_bytes(data)
             write_book(staging / "book.sqlite", book)
-            _write_json_durably(staging / "manifest.json", _manifest_of(book, source.name, data, time.time()))
+            _write_json_durably(staging / "manifest.json", manifest_of(book, source.name, data, time.time()))
             _fsync_tree(staging)
             target = self.books_dir / book.book_id
             try:
@@ -154,16 +154,14 @@ class Library:
         folder = self.books_dir / book_id
         with self.open(book_id) as database:
             book = database.load()
-        source = _original_file(folder)
+        source = original_file(folder)
         data = source.read_bytes() if source is not None else b""
-        manifest = _manifest_of(book, source.name if source is not None else "", data,
+        manifest = manifest_of(book, source.name if source is not None else "", data,
                                 (source or folder / "book.sqlite").stat().st_mtime)
-        spare = folder / f"manifest.json.{uuid.uuid4().hex[:8]}"
         try:
-            _write_json_durably(spare, manifest)
-            os.replace(spare, folder / "manifest.json")
+            replace_manifest(folder, manifest)
         except OSError:
-            spare.unlink(missing_ok=True)  # a disk that takes no writes: made again next time
+            pass  # a disk that takes no writes: made again next time
         return manifest
 
     def summary(self, book_id: str) -> BookSummary:
@@ -270,7 +268,7 @@ def _is_book_folder(folder: Path) -> bool:
     return (folder / "manifest.json").is_file() or (folder / "book.sqlite").is_file()
 
 
-def _manifest_of(book: Book, source_name: str, data: bytes, imported_at: float) -> dict:
+def manifest_of(book: Book, source_name: str, data: bytes, imported_at: float) -> dict:
     """What the library lists of a book without opening its database."""
     return {
         "format_version": MANIFEST_FORMAT_VERSION,
@@ -300,6 +298,17 @@ def _write_json_durably(path: Path, data: dict) -> None:
         os.fsync(handle.fileno())
 
 
+def replace_manifest(folder: Path, manifest: dict) -> None:
+    """Write a book's manifest whole or not at all (a spare moved over it)."""
+    spare = folder / f"manifest.json.{uuid.uuid4().hex[:8]}"
+    try:
+        _write_json_durably(spare, manifest)
+        os.replace(spare, folder / "manifest.json")
+    except OSError:
+        spare.unlink(missing_ok=True)
+        raise
+
+
 def _fsync_tree(folder: Path) -> None:
     for path in folder.rglob("*"):
         if path.is_file():
@@ -318,7 +327,16 @@ def _fsync_dir(folder: Path) -> None:
         os.close(descriptor)
 
 
-def _original_file(folder: Path) -> Path | None:
+def read_manifest(folder: Path) -> dict:
+    """A book folder's manifest as stored; empty when lost or spoilt."""
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return manifest if isinstance(manifest, dict) else {}
+
+
+def original_file(folder: Path) -> Path | None:
     """The book's file as imported, kept in its folder (None if gone)."""
     originals = sorted(path for path in (folder / "original").glob("*") if path.is_file())
     return originals[0] if originals else None
@@ -326,7 +344,7 @@ def _original_file(folder: Path) -> Path | None:
 
 def _damaged_summary(folder: Path) -> BookSummary:
     """What can be said of a book nothing of which can be read: its file's name."""
-    source = _original_file(folder)
+    source = original_file(folder)
     name = source.name if source is not None else ""
     return BookSummary(book_id=folder.name, title=name or "Unreadable book", author=None, language=None,
                        gutenberg_id=None, sections=0, characters=0, source_file=name, source_bytes=0,

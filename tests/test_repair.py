@@ -1,0 +1,153 @@
+"""Repairing a damaged book: made again from its original file, keeping what
+can be read of its history and reading position (removing it and importing
+it again lost them), resumable after a kill, refused in one line when it
+cannot be done."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+import pytest
+
+from engine.errors import BookDamagedError
+from engine.index.indexer import BookIndexer, IndexingBusy, building
+from engine.index.repair import RepairError, repair_book
+
+PAGE = 4096
+
+
+def _ask_many(library, book_id: str, count: int) -> None:
+    """Questions with long answers: one history row to a page or two."""
+    journal = library.journal(book_id)
+    try:
+        for number in range(count):
+            journal.add({"question": f"Question {number}?", "answer": f"ROW{number:03d} " + "an answer " * 400,
+                         "digest": [], "citations": []})
+        journal.set("position", 1234)
+        journal.set("read_to", 2345)
+    finally:
+        journal.close()
+
+
+def _spoil_the_page_holding(database, marker: bytes) -> None:
+    with sqlite3.connect(database) as connection:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every row in the file itself
+    connection.close()
+    data = bytearray(database.read_bytes())
+    page = data.index(marker) // PAGE
+    data[page * PAGE:(page + 1) * PAGE] = b"\xff" * PAGE
+    database.write_bytes(bytes(data))
+
+
+def test_a_damaged_book_is_repaired_from_its_file_keeping_its_history(library, fixtures):
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    BookIndexer(library, book_id).run(up_to=1)
+    _ask_many(library, book_id, 40)
+    database = library.folder(book_id) / "book.sqlite"
+    _spoil_the_page_holding(database, b"ROW017 ")
+    # The rows on other pages still read (one spoilt row made the book unopenable).
+    journal = library.journal(book_id)
+    try:
+        listed = [entry.question for entry in journal.entries()]
+        assert journal.get("read_to") == 2345
+    finally:
+        journal.close()
+    assert "Question 17?" not in listed and {"Question 0?", "Question 16?", "Question 18?", "Question 39?"} <= set(listed)
+
+    report = repair_book(library, book_id)
+    assert (report.questions_kept, report.questions_lost, report.position_kept) == (len(listed), 40 - len(listed), True)
+    assert report.describe() == (f"Three Chapters from Black Beauty: repaired from its original file; kept {len(listed)}"
+                                 f" questions ({40 - len(listed)} could not be read) and the reading position")
+    with sqlite3.connect(database) as connection:
+        assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    connection.close()
+    journal = library.journal(book_id)
+    try:
+        kept = journal.entries()
+        assert [entry.question for entry in kept] == listed
+        assert kept[0].result["answer"].startswith("ROW000 ") and [e.id for e in kept][:2] == [1, 2]
+        assert (journal.get("position"), journal.get("read_to")) == (1234, 2345)
+    finally:
+        journal.close()
+    # Its index was made from the old database: gone, and built again from the start.
+    assert not (library.folder(book_id) / "index").exists()
+    assert [path.name for path in library.folder(book_id).iterdir() if path.name.startswith((".", "book.sqlite."))] == []
+    indexer = BookIndexer(library, book_id)
+    assert indexer.status()["stage_reached"] == 0
+    assert indexer.run(up_to=1).completed_stage == 1
+    indexer.close()
+    summary = library.summary(book_id)
+    assert (summary.title, summary.sections, summary.damaged) == ("Three Chapters from Black Beauty", 3, False)
+
+
+def test_a_book_whose_database_and_manifest_are_lost_is_made_whole_again(library, fixtures):
+    keep = library.import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    book_id = library.import_book(fixtures / "call-of-the-wild-excerpt.html").book_id
+    imported_at = library.summary(book_id).imported_at
+    folder = library.folder(book_id)
+    (folder / "book.sqlite").write_bytes(os.urandom(8 * PAGE))
+    (folder / "manifest.json").write_text("{")
+    assert [b.damaged for b in library.list_books() if b.book_id == book_id] == [True]
+    report = repair_book(library, book_id)
+    assert (report.questions_kept, report.questions_lost, report.position_kept) == (0, None, False)
+    summary = library.summary(book_id)
+    assert (summary.title, summary.damaged, summary.source_file) == ("The Call of the Wild", False,
+                                                                     "call-of-the-wild-excerpt.html")
+    assert summary.imported_at == imported_at  # lost with the manifest: the kept file's time
+    assert library.load(book_id).sections and library.load(keep).sections
+
+
+def test_a_book_that_cannot_be_repaired_is_one_line_and_left_as_it_was(library, fixtures, tmp_path):
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    folder = library.folder(book_id)
+    database = folder / "book.sqlite"
+    database.write_bytes(b"\0" * PAGE)
+    original = next((folder / "original").iterdir())
+    # Its file no longer reads as the text it was imported as (another version's import, say).
+    original.write_text(original.read_text(encoding="utf-8") + "\nAn added line.\n", encoding="utf-8")
+    with pytest.raises(RepairError) as caught:
+        repair_book(library, book_id)
+    assert str(caught.value) == (f"{original}: the book cannot be repaired: its file now reads as a different text "
+                                 "(it was imported by another version); remove it and import its file again")
+    original.unlink()
+    with pytest.raises(RepairError, match="its original file is gone; remove it and import its file again"):
+        repair_book(library, book_id)
+    assert database.read_bytes() == b"\0" * PAGE
+    with pytest.raises(BookDamagedError):
+        library.load(book_id)
+
+
+def test_a_repair_waits_for_no_indexing_and_a_killed_one_is_run_again(library, fixtures, monkeypatch):
+    import engine.index.repair as repair
+
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    BookIndexer(library, book_id).run(up_to=1)
+    _ask_many(library, book_id, 3)
+    folder = library.folder(book_id)
+    with building(folder / "index", "Three Chapters"):
+        with pytest.raises(IndexingBusy, match="being indexed here already"):
+            repair_book(library, book_id, wait=False)
+    # Killed between setting the old search files and WAL aside and moving
+    # the new database into place: the old database stays, with its history.
+    def killed(source, target):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(repair.os, "replace", killed)
+    with pytest.raises(KeyboardInterrupt):
+        repair_book(library, book_id)
+    monkeypatch.undo()
+    assert not (folder / "book.sqlite-wal").exists() and not list(folder.glob("book.sqlite.repair-*"))
+    journal = library.journal(book_id)
+    try:
+        assert [entry.question for entry in journal.entries()] == ["Question 0?", "Question 1?", "Question 2?"]
+    finally:
+        journal.close()
+    assert library.load(book_id).sections
+    # What a kill at a worse moment leaves is swept by the next repair.
+    (folder / "book.sqlite.repair-0dead0de").write_bytes(b"half a database")
+    (folder / ".index-removed-0dead0de").mkdir()
+    report = repair_book(library, book_id)
+    assert (report.questions_kept, report.questions_lost, report.position_kept) == (3, 0, True)
+    assert sorted(path.name for path in folder.iterdir()) == ["book.sqlite", "indexing.lock", "manifest.json",
+                                                              "original"]
