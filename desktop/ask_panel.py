@@ -12,7 +12,7 @@ import html
 import re
 import threading
 
-from PySide6.QtCore import QObject, QSettings, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QMenu,
     QPushButton,
     QTabWidget,
     QTextBrowser,
@@ -38,6 +39,7 @@ from .question_box import QuestionBox
 from .tasks import URGENT, TaskCancelled
 
 SPAN_ROLE = Qt.ItemDataRole.UserRole
+ENTRY_ROLE = Qt.ItemDataRole.UserRole + 1  # a history item's id in the book's journal
 _SO_FAR = "Only what I have read"
 _CITATION = re.compile(r"\[((?:p\d+\.\d+)(?:,\s*p\d+\.\d+)*)\]")
 
@@ -58,6 +60,7 @@ class AskPanel(QWidget):
     answerStarted = Signal()
     answerFailed = Signal(str)
     answerEnded = Signal()  # after any of finished, failed or stopped
+    historyDeleteRequested = Signal(int)  # a history entry's id
     # The reader began a question (once per question, and again when "Only
     # what I have read" changes under it): its model may load and read ahead now.
     questionStarted = Signal()
@@ -131,6 +134,10 @@ class AskPanel(QWidget):
         self.history.setWordWrap(True)  # a long question is read whole, not cut at the panel's edge
         self.history.setSpacing(2)
         self.history.itemClicked.connect(self._history_clicked)
+        self.history.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.history.customContextMenuRequested.connect(self._history_menu)
+        self.history.setToolTip("Click a question to see its answer again; right-click to ask it again or delete it")
+        self.history.installEventFilter(self)  # the Delete key deletes the question selected
         self.export_button = QPushButton("Export as Markdown\u2026", self)
         history_page = QWidget(self)
         history_layout = QVBoxLayout(history_page)
@@ -201,6 +208,7 @@ class AskPanel(QWidget):
             item = QListWidgetItem(f"[up to {limit['label'].split(':')[0]}] {entry.question}" if limit
                                    else entry.question)
             item.setData(SPAN_ROLE, entry.result)
+            item.setData(ENTRY_ROLE, entry.id)
             item.setToolTip(entry.answer[:400])
             self.history.addItem(item)
 
@@ -476,6 +484,33 @@ class AskPanel(QWidget):
         result = item.data(SPAN_ROLE)
         if result:
             self.show_result(result)
+
+    def _history_menu(self, point) -> None:
+        item = self.history.itemAt(point)
+        if item is None:
+            return
+        menu = QMenu(self)
+        menu.addAction("Show the Answer", lambda: self._history_clicked(item))
+        again = menu.addAction("Ask Again", lambda: self.ask_again(item))
+        again.setEnabled(self.cancel is None)  # one question at a time
+        menu.addSeparator()
+        menu.addAction("Delete from History", lambda: self.historyDeleteRequested.emit(item.data(ENTRY_ROLE)))
+        menu.exec(self.history.viewport().mapToGlobal(point))
+
+    def ask_again(self, item: QListWidgetItem) -> None:
+        """A question from the history asked anew: the book may be further
+        indexed, or read further, than when it was first asked."""
+        result = item.data(SPAN_ROLE) or {}
+        if result.get("question") and self.cancel is None:
+            self.question.setText(result["question"])
+            self.ask()
+
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self.history and event.type() == QEvent.Type.KeyPress \
+                and event.matches(QKeySequence.StandardKey.Delete) and self.history.currentItem() is not None:
+            self.historyDeleteRequested.emit(self.history.currentItem().data(ENTRY_ROLE))
+            return True
+        return super().eventFilter(watched, event)
 
     def follow_link(self, href: str) -> None:
         """Follow a mark in the answer ("cite:ID" or "quote:N") as a click would."""

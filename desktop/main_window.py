@@ -185,6 +185,7 @@ class MainWindow(QMainWindow):
         self.ask_panel.answerFailed.connect(self.banner.show_message)
         self.ask_panel.questionStarted.connect(self._load_answer_model)
         self.ask_panel.export_button.clicked.connect(self.export_history)
+        self.ask_panel.historyDeleteRequested.connect(self.delete_history_entry)
         self.ask_panel.session_provider = self._session_for
         self.ask_panel.read_to_provider = self.reader.read_to
         # Not on every scroll: reading how far the reader has read would note the
@@ -687,6 +688,29 @@ class MainWindow(QMainWindow):
                 journal.close()
 
         self.tasks.submit(save, name="Saving the answer", lane=QUICK, on_success=self.ask_panel.show_history,
+                          on_error=self._error)
+
+    def delete_history_entry(self, entry_id: int) -> None:
+        if self.book is None:
+            return
+        book_id, title = self.book.book_id, self.book.title
+
+        def delete(context):
+            journal = self.library.journal(book_id)
+            try:
+                journal.remove(entry_id)
+                return journal.entries()
+            except StorageError as error:
+                raise ChapterhouseError(f"{title}: {error.reason}, so the question stays in the history "
+                                        f"({error.path})") from None
+            finally:
+                journal.close()
+
+        def deleted(entries) -> None:
+            if self.book is not None and self.book.book_id == book_id:  # not another book opened meanwhile
+                self.ask_panel.show_history(entries)
+
+        self.tasks.submit(delete, name="Deleting from the history", lane=QUICK, on_success=deleted,
                           on_error=self._error)
 
     def export_history(self) -> None:

@@ -343,6 +343,43 @@ def test_a_damaged_history_row_or_reading_position_hides_nothing_else(qtbot, fix
     assert panel.evidence.topLevelItemCount() == 0
 
 
+def test_a_question_is_deleted_from_the_history_or_asked_again(qtbot, fixtures):
+    from engine.index.indexer import BookIndexer
+    from engine.llm.settings import ModelSettings
+
+    ModelSettings(answers="evidence").save()
+    library = Library()
+    book_id = library.import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    BookIndexer(library, book_id).run(up_to=1)
+    journal = library.journal(book_id)
+    journal.add({"question": QUESTION, "answer": "That the hare was killed."})
+    journal.add({"question": "Who is Duchess?", "answer": "The colt's mother."})
+    journal.close()
+    window = _window(qtbot)
+    with qtbot.waitSignal(window.bookOpened, timeout=20000):
+        window.open_book(book_id)
+    panel = window.ask_panel
+    qtbot.waitUntil(lambda: panel.history.count() == 2, timeout=10000)
+    # The Delete key deletes the question selected, from the book's journal too.
+    panel.history.setCurrentRow(0)
+    assert panel.history.currentItem().text() == "Who is Duchess?"
+    panel.history.setFocus()
+    qtbot.keyClick(panel.history, Qt.Key.Key_Delete)
+    qtbot.waitUntil(lambda: panel.history.count() == 1, timeout=10000)
+    assert panel.history.item(0).text() == QUESTION
+    journal = library.journal(book_id)
+    try:
+        assert [entry.question for entry in journal.entries()] == [QUESTION]
+    finally:
+        journal.close()
+    # Asked again, it is answered anew and kept once more.
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as finished:
+        panel.ask_again(panel.history.item(0))
+    assert finished.args[0]["question"] == QUESTION and finished.args[0]["parts"]
+    qtbot.waitUntil(lambda: panel.history.count() == 2, timeout=10000)
+    assert [panel.history.item(row).text() for row in range(2)] == [QUESTION, QUESTION]
+
+
 def test_answers_being_prepared_for_a_book_removed_meanwhile_are_not_kept(qtbot, fixtures):
     """The window drops a removed book's session without waiting for a worker
     that is preparing one; that worker's session is then not kept."""
