@@ -15,6 +15,7 @@ import threading
 from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
+from typing import Callable
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QProgressBar,
+    QPushButton,
     QSplitter,
     QStackedWidget,
     QToolButton,
@@ -34,7 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.book import Book
-from engine.errors import BookDamagedError, ChapterhouseError, StorageError
+from engine.errors import BookDamagedError, ChapterhouseError, StorageError, damaged_book_id
 from engine.formats import BOOK_SUFFIXES
 from engine.store import Library
 
@@ -73,13 +75,28 @@ class ErrorBanner(QFrame):
         close.setAutoRaise(True)
         close.setToolTip("Dismiss")
         close.clicked.connect(self.hide)
+        # What can be done about it, where something can (a damaged book: Repair).
+        self.action = QPushButton(self)
+        self.action.clicked.connect(self._act)
+        self._on_action: Callable[[], None] | None = None
         layout.addWidget(self.label, 1)
-        layout.addWidget(close)
+        layout.addWidget(self.action, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
+        self.action.hide()
         self.hide()
 
-    def show_message(self, message: str) -> None:
+    def show_message(self, message: str, action: tuple[str, Callable[[], None]] | None = None) -> None:
         self.label.setText(message)
+        self._on_action = action[1] if action else None
+        self.action.setText(action[0] if action else "")
+        self.action.setVisible(action is not None)
         self.show()
+
+    def _act(self) -> None:
+        act = self._on_action
+        self.hide()
+        if act is not None:
+            act()
 
 
 class MainWindow(QMainWindow):
@@ -182,7 +199,7 @@ class MainWindow(QMainWindow):
         self.ask_panel.answerFinished.connect(self._answer_finished)
         self.ask_panel.answerStarted.connect(self._answer_started)
         self.ask_panel.answerEnded.connect(self._answer_ended)
-        self.ask_panel.answerFailed.connect(self.banner.show_message)
+        self.ask_panel.answerFailed.connect(self._show_failure)
         self.ask_panel.questionStarted.connect(self._load_answer_model)
         self.ask_panel.export_button.clicked.connect(self.export_history)
         self.ask_panel.historyDeleteRequested.connect(self.delete_history_entry)
@@ -874,7 +891,14 @@ class MainWindow(QMainWindow):
 
     def _error(self, message: str) -> None:
         self.statusBar().clearMessage()
-        self.banner.show_message(message)
+        self._show_failure(message)
+
+    def _show_failure(self, message: str) -> None:
+        book_id = damaged_book_id(message)
+        if book_id is not None and self.library.has_book(book_id):
+            self.banner.show_message(message, ("Repair\u2026", lambda: self.confirm_repair(book_id)))
+        else:
+            self.banner.show_message(message)
 
     # ------------------------------------------------------------ drag and drop
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import re
 import shutil
 from pathlib import Path
 
@@ -47,6 +48,14 @@ class BookDamagedError(ChapterhouseError):
         self.reason = reason
         super().__init__(f"{self.path}: the book's database is damaged ({reason}); repair the book (Repair in the "
                          "library, or `chapterhouse repair`) to make it again from its original file")
+
+
+def damaged_book_id(message: str) -> str | None:
+    """The id of the book whose database a BookDamagedError's message names
+    (its folder's name), or None for any other message: the app offers the
+    repair where it shows the message."""
+    match = re.match(r"(.+)[\\/]book\.sqlite: the book's database is damaged ", message)
+    return Path(match.group(1)).name if match else None
 
 
 def storage_problem(error: BaseException, folder: Path | None = None) -> str | None:

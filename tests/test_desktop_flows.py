@@ -273,11 +273,22 @@ def test_a_damaged_book_is_listed_as_such_and_hides_no_other(qtbot, fixtures, mo
     assert window.banner.label.text() == (f"{database}: the book's database is damaged (file is not a database); "
                                           "repair the book (Repair in the library, or `chapterhouse repair`) to make "
                                           "it again from its original file")
-    with qtbot.waitSignal(window.bookOpened, timeout=20000):
-        window.open_book(keep)
-    # Repair, asked in the library, makes the book again from its file and indexes it.
+    assert window.banner.action.isVisible() and window.banner.action.text() == "Repair\u2026"
+    # Repair, offered with the message, makes the book again from its file and indexes it.
     asked = []
     monkeypatch.setattr(QMessageBox, "question", lambda *args: asked.append(args[2]) or QMessageBox.StandardButton.Yes)
+    qtbot.mouseClick(window.banner.action, Qt.MouseButton.LeftButton)
+    assert not window.banner.isVisible()
+    assert asked.pop().startswith("Make \u201cThree Chapters from Black Beauty\u201d again from the file")
+    qtbot.waitUntil(lambda: view.table.item(view._rows[spoilt], 3).text() == "searchable (stage 1 of 4)",
+                    timeout=60000)
+    with qtbot.waitSignal(window.bookOpened, timeout=20000):
+        window.open_book(spoilt)
+    with qtbot.waitSignal(window.bookOpened, timeout=20000):
+        window.open_book(keep)
+    window._error("Another error")
+    assert not window.banner.action.isVisible()
+    # So does Repair in the library.
     window.show_library()
     view.table.selectRow(view._rows[lost])
     assert view.repair_button.isEnabled()
