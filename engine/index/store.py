@@ -292,10 +292,6 @@ class IndexStore:
     def done_units(self, step: str) -> set[str]:
         return {row[0] for row in self._connection.execute("SELECT unit FROM index_progress WHERE step = ?", (step,))}
 
-    def step_stats(self, step: str) -> list[dict]:
-        rows = self._connection.execute("SELECT stats FROM index_progress WHERE step = ? AND stats IS NOT NULL", (step,))
-        return [json.loads(row[0]) for row in rows]
-
     def forget_steps(self, steps: Iterable[str]) -> None:
         steps = list(steps)
         if steps:
