@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QLineEdit,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import (
 from engine.durations import duration_text
 
 BOOK_ID_ROLE = Qt.ItemDataRole.UserRole
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # what a column sorts by where its text would mislead ("16 k" < "2 M")
 # The stage shown for a book whose database cannot be read: it can be
 # repaired (made again from its original file) or removed.
 DAMAGED = -1
@@ -38,6 +40,17 @@ def describe_progress(progress) -> str:
     return f"indexing stage {progress.stage} of 4: {progress.stage_name} {share:.0%}{left}"
 
 
+class _BookItem(QTableWidgetItem):
+    """A cell that sorts by its sort value (a number), else by its text
+    without regard to case."""
+
+    def __lt__(self, other) -> bool:
+        mine, theirs = self.data(SORT_ROLE), other.data(SORT_ROLE)
+        if mine is not None and theirs is not None:
+            return mine < theirs
+        return self.text().casefold() < other.text().casefold()
+
+
 class LibraryView(QWidget):
     openRequested = Signal(str)
     importRequested = Signal()
@@ -53,6 +66,11 @@ class LibraryView(QWidget):
         heading = QLabel("<h2>Library</h2>", self)
         self.hint = QLabel("Drop a book file (.txt, .epub, .html or .zip) here, or import one.", self)
         self.hint.setEnabled(False)
+        self.filter = QLineEdit(self)
+        self.filter.setPlaceholderText("Filter by title or author")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.setAccessibleName("Filter the books")
+        self.filter.textChanged.connect(self._apply_filter)
         self.table = QTableWidget(0, 5, self)
         self.table.setHorizontalHeaderLabels(["Title", "Author", "Size", "Index", "Read"])
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -61,6 +79,8 @@ class LibraryView(QWidget):
         self.table.verticalHeader().hide()
         self.table.setShowGrid(False)
         self.table.setAlternatingRowColors(True)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
@@ -89,12 +109,17 @@ class LibraryView(QWidget):
         buttons.addStretch(1)
         for button in (self.index_button, self.repair_button, self.remove_button, self.open_button):
             buttons.addWidget(button)
-        layout.addWidget(heading)
+        top = QHBoxLayout()
+        top.addWidget(heading)
+        top.addStretch(1)
+        top.addWidget(self.filter)
+        self.filter.setMinimumWidth(260)
+        layout.addLayout(top)
         layout.addWidget(self.hint)
         layout.addWidget(self.table, 1)
         layout.addLayout(buttons)
-        self._rows: dict[str, int] = {}
         self._stages: dict[str, int] = {}
+        self._items: dict[str, list[QTableWidgetItem]] = {}  # each book's cells, wherever sorting puts them
         self._words_only: set[str] = set()  # stage 0 books searchable by their words
         self._active: set[str] = set()  # books indexing or waiting their turn
         self.target_stage = 4
@@ -113,8 +138,9 @@ class LibraryView(QWidget):
     def show_books(self, books: list[tuple], indexing: str | None = None) -> None:
         """books: (BookSummary, stage reached[, searchable]) tuples."""
         selected = self.selected_book()
+        self.table.setSortingEnabled(False)  # rows stay where they are put while they are filled
         self.table.setRowCount(0)
-        self._rows.clear()
+        self._items = {}
         self._words_only = {summary.book_id for summary, _stage, *searchable in books if searchable and searchable[0]}
         for summary, stage, *_ in books:
             row = self.table.rowCount()
@@ -124,32 +150,51 @@ class LibraryView(QWidget):
             if summary.damaged:
                 size = ""  # nothing of it could be read
             cells = [summary.title, summary.author or "", size, self.stage_name(summary.book_id, stage), ""]
-            for column, text in enumerate(cells):
-                item = QTableWidgetItem(text)
+            sort_values = [None, None, -1 if summary.damaged else summary.characters, stage, -1.0]
+            items = self._items[summary.book_id] = []
+            for column, (text, sort_value) in enumerate(zip(cells, sort_values)):
+                item = _BookItem(text)
                 item.setData(BOOK_ID_ROLE, summary.book_id)
+                item.setData(SORT_ROLE, sort_value)
                 item.setToolTip(f"{summary.title}\n{summary.source_file}\n{summary.sections} sections")
                 self.table.setItem(row, column, item)
-            self._rows[summary.book_id] = row
+                items.append(item)
             self._stages[summary.book_id] = stage
+        self.table.setSortingEnabled(True)  # sorted again by the column the reader chose
         self.hint.setVisible(not books)
-        if selected in self._rows:
-            self.table.selectRow(self._rows[selected])
+        self.filter.setVisible(len(books) > 1)
+        self._apply_filter()
+        self.select(selected)
         self._update_buttons()
 
+    @property
+    def _rows(self) -> dict[str, int]:
+        """Each book's row as the table is sorted now."""
+        return {book_id: self.table.row(items[0]) for book_id, items in self._items.items()}
+
+    def _apply_filter(self) -> None:
+        words = self.filter.text().casefold().split()
+        selected = self.selected_book()  # asked first: a hidden row's selection is not reported
+        for row in range(self.table.rowCount()):
+            listed = f"{self.table.item(row, 0).text()} {self.table.item(row, 1).text()}".casefold()
+            self.table.setRowHidden(row, not all(word in listed for word in words))
+        if selected is not None and self.table.isRowHidden(self._rows[selected]):
+            self.table.clearSelection()  # no button acts on a book out of sight
+            self._update_buttons()
+
     def set_status(self, book_id: str, text: str, explanation: str = "") -> None:
-        row = self._rows.get(book_id)
-        if row is not None:
-            self.table.item(row, 3).setText(text)
-            self.table.item(row, 3).setToolTip(explanation)
+        if book_id in self._items:
+            self._items[book_id][3].setText(text)
+            self._items[book_id][3].setToolTip(explanation)
 
     def set_read(self, shares: dict[str, float | None]) -> None:
         """How much of each book has been read (None: never opened)."""
         for book_id, share in shares.items():
-            row = self._rows.get(book_id)
-            if row is None:
+            if book_id not in self._items:
                 continue
-            item = self.table.item(row, 4)
+            item = self._items[book_id][4]
             item.setText(f"{max(1, round(share * 100))}%" if share else "")
+            item.setData(SORT_ROLE, share or -1.0)
             item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             item.setToolTip("How far you have read: what questions asked \u201conly from what I have read\u201d use"
                             if share else "Not read yet")
@@ -157,6 +202,8 @@ class LibraryView(QWidget):
     def set_stage(self, book_id: str, stage: int) -> None:
         self._stages[book_id] = stage
         self.set_status(book_id, self.stage_name(book_id, stage))
+        if book_id in self._items:
+            self._items[book_id][3].setData(SORT_ROLE, stage)
         self._update_buttons()
 
     def set_active(self, book_ids: set[str]) -> None:
@@ -164,16 +211,16 @@ class LibraryView(QWidget):
         self._update_buttons()
 
     def title_of(self, book_id: str) -> str:
-        row = self._rows.get(book_id)
-        return self.table.item(row, 0).text() if row is not None else book_id
+        return self._items[book_id][0].text() if book_id in self._items else book_id
 
     def selected_book(self) -> str | None:
         items = self.table.selectedItems()
         return items[0].data(BOOK_ID_ROLE) if items else None
 
-    def select(self, book_id: str) -> None:
-        if book_id in self._rows:
-            self.table.selectRow(self._rows[book_id])
+    def select(self, book_id: str | None) -> None:
+        row = self._rows.get(book_id)
+        if row is not None:
+            self.table.selectRow(row)
 
     def _emit_open(self) -> None:
         self._emit(self.openRequested)

@@ -148,6 +148,52 @@ def test_qt_bindings_keep_none_alive(qtbot):
     assert sys.getrefcount(None) > before - 200
 
 
+def test_the_library_sorts_by_any_column_and_filters_by_title_or_author(qtbot, fixtures):
+    from desktop.library_view import LibraryView
+
+    library = Library()
+    for name in ("black-beauty-excerpt.txt", "three-chapters.txt", "call-of-the-wild-excerpt.html"):
+        library.import_book(fixtures / name)
+    books = library.list_books()
+    by_title = {book.title: book for book in books}
+    create_application()
+    view = LibraryView()
+    qtbot.addWidget(view)
+    view.show_books([(book, 1) for book in books])
+    view.set_read({by_title["The Call of the Wild"].book_id: 0.5, by_title["Black Beauty"].book_id: 0.02})
+
+    def column(number):
+        return [view.table.item(row, number).text() for row in range(view.table.rowCount())
+                if not view.table.isRowHidden(row)]
+
+    assert column(0) == ["Black Beauty", "The Call of the Wild", "Three Chapters from Black Beauty"]
+    # Sizes by their number of characters, not their text ("8 k" after "16 k").
+    view.table.sortByColumn(2, Qt.SortOrder.AscendingOrder)
+    assert column(0) == sorted(by_title, key=lambda title: by_title[title].characters)
+    view.table.sortByColumn(4, Qt.SortOrder.DescendingOrder)
+    assert column(0)[:2] == ["The Call of the Wild", "Black Beauty"] and column(4)[:2] == ["50%", "2%"]
+    # Progress and selection follow each book wherever sorting put it.
+    call = by_title["The Call of the Wild"].book_id
+    view.set_status(call, "indexing stage 2 of 4: section summaries 10%")
+    assert view.table.item(view._rows[call], 0).text() == "The Call of the Wild"
+    assert view.table.item(view._rows[call], 3).text() == "indexing stage 2 of 4: section summaries 10%"
+    view.select(call)
+    assert view.selected_book() == call and view.title_of(call) == "The Call of the Wild"
+    # A listing again keeps the order the reader chose, and the selection.
+    view.table.sortByColumn(2, Qt.SortOrder.AscendingOrder)
+    view.show_books([(book, 1) for book in reversed(books)])
+    assert column(2) == sorted(column(2), key=lambda size: int(size.split()[0]))
+    assert view.selected_book() == call
+    view.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+    view.filter.setText("sewell")
+    assert column(0) == ["Black Beauty", "Three Chapters from Black Beauty"]
+    assert view.selected_book() is None and not view.open_button.isEnabled()  # the one selected is out of sight
+    view.filter.setText("CALL  wild")
+    assert column(0) == ["The Call of the Wild"]
+    view.filter.clear()
+    assert len(column(0)) == 3
+
+
 def _map_of_three_chapters(qtbot):
     """A book map 302 px wide of a book of three chapters of 1,000 characters."""
     from types import SimpleNamespace
