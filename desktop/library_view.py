@@ -162,9 +162,9 @@ class LibraryView(QWidget):
             self._stages[summary.book_id] = stage
         self.table.setSortingEnabled(True)  # sorted again by the column the reader chose
         self.hint.setVisible(not books)
-        self.filter.setVisible(len(books) > 1)
-        self._apply_filter()
+        self.filter.setVisible(bool(books))
         self.select(selected)
+        self._apply_filter()
         self._update_buttons()
 
     @property
