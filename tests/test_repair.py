@@ -10,8 +10,9 @@ import sqlite3
 
 import pytest
 
-from engine.errors import BookDamagedError
+from engine.errors import BookDamagedError, StorageError
 from engine.index.indexer import BookIndexer, IndexingBusy, building
+from engine.store import Library
 from engine.index.repair import RepairError, repair_book
 
 PAGE = 4096
@@ -151,3 +152,28 @@ def test_a_repair_waits_for_no_indexing_and_a_killed_one_is_run_again(library, f
     assert (report.questions_kept, report.questions_lost, report.position_kept) == (3, 0, True)
     assert sorted(path.name for path in folder.iterdir()) == ["book.sqlite", "indexing.lock", "manifest.json",
                                                               "original"]
+
+
+def test_a_repair_on_a_full_disk_says_so_and_changes_nothing(fixtures, small_filesystem, monkeypatch):
+    monkeypatch.setenv("CHAPTERHOUSE_HOME", str(small_filesystem / "home"))
+    library = Library()
+    book_id = library.import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    _ask_many(library, book_id, 2)
+    folder = library.folder(book_id)
+    kept = ("book.sqlite", "manifest.json", "original")
+
+    def stored():
+        return {path.relative_to(folder): path.read_bytes() for path in folder.rglob("*")
+                if path.is_file() and path.relative_to(folder).parts[0] in kept}
+
+    before = stored()
+    ballast = small_filesystem / "ballast"
+    stats = os.statvfs(small_filesystem)
+    ballast.write_bytes(b"\0" * (stats.f_bavail * stats.f_frsize))
+    with pytest.raises(StorageError) as caught:
+        repair_book(library, book_id)
+    assert str(caught.value) == f"{folder}: the book cannot be repaired: the disk is full"
+    assert stored() == before and not list(folder.glob("book.sqlite.repair-*"))
+    ballast.unlink()
+    report = repair_book(library, book_id)
+    assert (report.questions_kept, report.position_kept) == (2, True)
