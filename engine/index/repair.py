@@ -25,7 +25,7 @@ from pathlib import Path
 from ..errors import ChapterhouseError, StorageError, storage_problem
 from ..importer import parse_book
 from ..store.bookdb import write_book
-from ..store.journal import BookJournal, salvage_journal
+from ..store.journal import READER_KEYS, BookJournal, salvage_journal
 from ..store.library import manifest_of, original_file, read_manifest, replace_manifest
 from .indexer import building
 
@@ -104,7 +104,7 @@ def repair_book(library, book_id: str, wait: bool = True) -> RepairReport:
         raise StorageError(folder, f"the book cannot be repaired: {reason}") from None
     return RepairReport(book_id=book_id, title=book.title, questions_kept=len(salvaged.history),
                         questions_lost=salvaged.history_lost,
-                        position_kept=any(key in salvaged.reader_state for key in ("position", "read_to")))
+                        position_kept=any(key in salvaged.reader_state for key in READER_KEYS))
 
 
 def _checkpoint(database: Path) -> None:
@@ -132,7 +132,8 @@ def _set_aside(index: Path, folder: Path) -> None:
 
 
 def _sweep_spares(folder: Path) -> None:
-    """Spare databases (and their WAL files) of a repair that was killed."""
+    """What a killed repair left: spare databases (with their WAL files)
+    and search files set aside but not yet deleted."""
     for path in folder.glob(f"{_SPARE_PREFIX}*"):
         path.unlink(missing_ok=True)
     for path in folder.glob(".index-removed-*"):

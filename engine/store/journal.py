@@ -151,9 +151,9 @@ class BookJournal:
                                          sorted(salvaged.reader_state.items()))
 
 
-# The reader_state keys the app writes: looked up one by one when the table
-# as a whole cannot be read.
-_READER_KEYS = ("position", "read_to")
+# The reader_state keys the app writes (where the reader is, how far they have
+# read): looked up one by one when the table as a whole cannot be read.
+READER_KEYS = ("position", "read_to")
 # Row ids probed one by one when the history cannot be read in one go; a
 # reader asks hundreds of questions of a book, not a million.
 _MOST_ROWS_PROBED = 100_000
@@ -236,7 +236,7 @@ def _salvage_reader_state(connection: sqlite3.Connection) -> dict[str, str]:
     except sqlite3.Error:
         pass
     state = {}
-    for key in _READER_KEYS:
+    for key in READER_KEYS:
         try:
             row = connection.execute("SELECT value FROM reader_state WHERE key = ?", (key,)).fetchone()
         except sqlite3.Error:

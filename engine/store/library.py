@@ -157,7 +157,7 @@ class Library:
         source = original_file(folder)
         data = source.read_bytes() if source is not None else b""
         manifest = manifest_of(book, source.name if source is not None else "", data,
-                                (source or folder / "book.sqlite").stat().st_mtime)
+                               (source or folder / "book.sqlite").stat().st_mtime)
         try:
             replace_manifest(folder, manifest)
         except OSError:
