@@ -689,46 +689,35 @@ class MainWindow(QMainWindow):
         self.tasks.submit(load, name="Loading the answer model", lane=URGENT, on_error=lambda _message: None)
 
     def _answer_finished(self, result: dict) -> None:
-        if self.book is None:
-            return
-        book_id, title = self.book.book_id, self.book.title
-
-        def save(context):
-            journal = self.library.journal(book_id)
-            try:
-                journal.add(result)
-                return journal.entries()
-            except StorageError as error:
-                raise ChapterhouseError(f"{title}: {error.reason}, so this answer is not kept in the history "
-                                        f"({error.path})") from None
-            finally:
-                journal.close()
-
-        self.tasks.submit(save, name="Saving the answer", lane=QUICK, on_success=self.ask_panel.show_history,
-                          on_error=self._error)
+        self._change_history(lambda journal: journal.add(result), "Saving the answer",
+                             "this answer is not kept in the history")
 
     def delete_history_entry(self, entry_id: int) -> None:
+        self._change_history(lambda journal: journal.remove(entry_id), "Deleting from the history",
+                             "the question stays in the history")
+
+    def _change_history(self, change, name: str, refused: str) -> None:
+        """Change the open book's history in a worker, then show it as stored
+        (unless another book was opened meanwhile)."""
         if self.book is None:
             return
         book_id, title = self.book.book_id, self.book.title
 
-        def delete(context):
+        def write(context):
             journal = self.library.journal(book_id)
             try:
-                journal.remove(entry_id)
+                change(journal)
                 return journal.entries()
             except StorageError as error:
-                raise ChapterhouseError(f"{title}: {error.reason}, so the question stays in the history "
-                                        f"({error.path})") from None
+                raise ChapterhouseError(f"{title}: {error.reason}, so {refused} ({error.path})") from None
             finally:
                 journal.close()
 
-        def deleted(entries) -> None:
-            if self.book is not None and self.book.book_id == book_id:  # not another book opened meanwhile
+        def written(entries) -> None:
+            if self.book is not None and self.book.book_id == book_id:
                 self.ask_panel.show_history(entries)
 
-        self.tasks.submit(delete, name="Deleting from the history", lane=QUICK, on_success=deleted,
-                          on_error=self._error)
+        self.tasks.submit(write, name=name, lane=QUICK, on_success=written, on_error=self._error)
 
     def export_history(self) -> None:
         if self.book is None:
