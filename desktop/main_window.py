@@ -816,7 +816,7 @@ class MainWindow(QMainWindow):
         if book_id in self._removed:
             return  # it failed because the book is gone, as the reader asked
         self._show_failed(book_id)
-        self.banner.show_message(message)
+        self._show_failure(message)
 
     def _show_failed(self, book_id: str) -> None:
         stage = self._statuses.get(book_id, 0)

@@ -6,7 +6,11 @@ cannot be done."""
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +20,7 @@ from engine.store import Library
 from engine.index.repair import RepairError, repair_book
 
 PAGE = 4096
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _ask_many(library, book_id: str, count: int) -> None:
@@ -31,14 +36,29 @@ def _ask_many(library, book_id: str, count: int) -> None:
         journal.close()
 
 
-def _spoil_the_page_holding(database, marker: bytes) -> None:
+def _spoil_the_page_holding(database, marker: bytes, every: bool = False) -> None:
+    """The page where `marker` is first stored (`every`: all pages holding it)."""
     with sqlite3.connect(database) as connection:
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every row in the file itself
     connection.close()
     data = bytearray(database.read_bytes())
-    page = data.index(marker) // PAGE
-    data[page * PAGE:(page + 1) * PAGE] = b"\xff" * PAGE
+    found = [data.index(marker)] if not every else [m.start() for m in re.finditer(re.escape(marker), data)]
+    for page in {offset // PAGE for offset in found}:
+        data[page * PAGE:(page + 1) * PAGE] = b"\xff" * PAGE
     database.write_bytes(bytes(data))
+
+
+def test_a_write_that_reaches_a_spoilt_page_is_one_line(library, fixtures):
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    _ask_many(library, book_id, 10)
+    _spoil_the_page_holding(library.folder(book_id) / "book.sqlite", b"ROW009 ", every=True)  # where rows are added
+    journal = library.journal(book_id)
+    try:
+        with pytest.raises(BookDamagedError, match=r"\(database disk image is malformed\); repair the book"):
+            journal.add({"question": "One more?", "answer": ""})
+        assert len(journal.entries()) == 9
+    finally:
+        journal.close()
 
 
 def test_a_damaged_book_is_repaired_from_its_file_keeping_its_history(library, fixtures):
@@ -177,3 +197,39 @@ def test_a_repair_on_a_full_disk_says_so_and_changes_nothing(fixtures, small_fil
     ballast.unlink()
     report = repair_book(library, book_id)
     assert (report.questions_kept, report.position_kept) == (2, True)
+
+
+def test_a_page_spoilt_inside_the_index_is_one_line_and_repaired(library, fixtures, chapterhouse_home):
+    """A page damaged past the file's header shows only when a query reaches
+    it: questions and indexing died with a "database disk image is
+    malformed" traceback."""
+    book_id = library.import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    indexer = BookIndexer(library, book_id)
+    indexer.run(up_to=1)
+    indexer.close()
+    database = library.folder(book_id) / "book.sqlite"
+    with sqlite3.connect(database) as connection:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    connection.close()
+    data = bytearray(database.read_bytes())
+    page = data.rindex("perhaps the hare will".encode()) // PAGE  # the last copy: a passage's, in the index
+    data[page * PAGE:(page + 1) * PAGE] = b"\xff" * PAGE
+    database.write_bytes(bytes(data))
+    assert library.load(book_id).sections  # the book's own text is untouched
+
+    def chapterhouse(*arguments):
+        return subprocess.run([sys.executable, "-m", "engine", *arguments], capture_output=True, text=True, cwd=ROOT,
+                              env={**os.environ, "CHAPTERHOUSE_HOME": str(chapterhouse_home)})
+
+    for arguments in (("retrieve", book_id, "What did the old horse say about the hare?"),
+                      ("index", book_id, "--stage", "1")):
+        result = chapterhouse(*arguments)
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.splitlines()[-1] == (
+            f"chapterhouse: error: {database}: the book's database is damaged (database disk image is malformed); "
+            "repair the book (Repair in the library, or `chapterhouse repair`) to make it again from its original "
+            "file")
+    assert chapterhouse("repair", book_id).returncode == 0
+    assert chapterhouse("index", book_id, "--stage", "1").returncode == 0
+    found = chapterhouse("retrieve", book_id, "What did the old horse say about the hare?", "--json")
+    assert found.returncode == 0 and "hare" in found.stdout

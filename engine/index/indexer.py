@@ -33,7 +33,7 @@ from ..errors import ChapterhouseError, storage_problem
 from ..llm.errors import ContextLimitError, ModelError
 from ..llm.generator import SMALL_MODEL_PARAMETERS
 from ..llm.types import CancelToken
-from ..store.bookdb import open_read_only
+from ..store.bookdb import damage_reported, open_read_only
 from .builders import checksum, embedder_identity, generator_identity, writer_parameters
 from .cards import CARD_NAMES, write_cards
 from .chunking import SENTENCE_SPLITTER, ChunkingParameters, fixed_passages, sentence_spans
@@ -649,7 +649,8 @@ def _read_only(library, book_id: str, query: str, parameters: tuple = ()) -> lis
     try:
         connection = open_read_only(database)
         try:
-            return connection.execute(query, parameters).fetchall()
+            with damage_reported(database):
+                return connection.execute(query, parameters).fetchall()
         finally:
             connection.close()
     except sqlite3.OperationalError:

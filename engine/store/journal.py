@@ -58,7 +58,8 @@ class BookJournal:
         try:
             if self._refused is not None:
                 raise self._refused
-            return self._connection.execute(statement, parameters)
+            with damage_reported(self.database):  # a spoilt page the write reaches: the book can be repaired
+                return self._connection.execute(statement, parameters)
         except sqlite3.OperationalError as error:
             problem = storage_problem(error, self.database.parent)
             if problem is None:
