@@ -233,3 +233,18 @@ def test_a_page_spoilt_inside_the_index_is_one_line_and_repaired(library, fixtur
     assert chapterhouse("index", book_id, "--stage", "1").returncode == 0
     found = chapterhouse("retrieve", book_id, "What did the old horse say about the hare?", "--json")
     assert found.returncode == 0 and "hare" in found.stdout
+
+
+def test_a_page_spoilt_inside_the_books_text_is_one_line_and_repaired(library, fixtures, chapterhouse_home):
+    book_id = library.import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    database = library.folder(book_id) / "book.sqlite"
+    _spoil_the_page_holding(database, "perhaps the hare will".encode())  # the first copy: the book's text
+    with pytest.raises(BookDamagedError, match="repair the book"):
+        library.load(book_id)
+    for command in ("text", "sections"):
+        result = subprocess.run([sys.executable, "-m", "engine", command, book_id], capture_output=True, text=True,
+                                cwd=ROOT, env={**os.environ, "CHAPTERHOUSE_HOME": str(chapterhouse_home)})
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert result.stderr.startswith(f"chapterhouse: error: {database}: the book's database is damaged (")
+    repair_book(library, book_id)
+    assert "perhaps the hare will" in library.load(book_id).text

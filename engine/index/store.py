@@ -10,9 +10,7 @@ them (see `searchindex`).
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import inspect
 import json
 import sqlite3
 import time
@@ -24,7 +22,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from ..errors import BookDamagedError
-from ..store.bookdb import damage_reported, open_read_only
+from ..store.bookdb import damage_reported, open_read_only, reports_damage
 from .chunking import SENTENCE_SPLITTER
 
 INDEX_FORMAT = 1
@@ -128,26 +126,7 @@ def _node(row: sqlite3.Row | tuple) -> Node:
     return Node(**values)
 
 
-def _reporting_damage(cls):
-    """Every public method of the store turns SQLite's "database disk image
-    is malformed" into BookDamagedError naming the file: a page damaged past
-    the file's header shows only when a query reaches it, and came out of a
-    question or an indexing run as a traceback."""
-    for name, member in list(vars(cls).items()):
-        if not name.startswith("_") and inspect.isfunction(member) and name not in ("close", "transaction"):
-            setattr(cls, name, _reported(member))
-    return cls
-
-
-def _reported(method):
-    @functools.wraps(method)
-    def reporting(self, *args, **kwargs):
-        with damage_reported(self.path):
-            return method(self, *args, **kwargs)
-    return reporting
-
-
-@_reporting_damage
+@reports_damage
 class IndexStore:
     def __init__(self, database: Path, readonly: bool = False):
         """readonly: for a disk that takes no writes (full, or not writable):

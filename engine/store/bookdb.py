@@ -4,6 +4,8 @@ and paragraphs. WAL mode, so a reader (the desktop app) never blocks a writer
 
 from __future__ import annotations
 
+import functools
+import inspect
 import re
 import shutil
 import sqlite3
@@ -65,20 +67,46 @@ def connect(path: Path) -> sqlite3.Connection:
     return connection
 
 
+def is_damage(error: sqlite3.Error) -> bool:
+    """A damaged file: "file is not a database", "database disk image is
+    malformed" (plain DatabaseError), or stored text that is not UTF-8 any
+    more; not a locked, full or unwritable database, nor misuse."""
+    return type(error) is sqlite3.DatabaseError or \
+        (isinstance(error, sqlite3.OperationalError) and "could not decode" in str(error).lower())
+
+
 @contextmanager
 def damage_reported(path: Path, opening: sqlite3.Connection | None = None):
-    """SQLite's "file is not a database" and "database disk image is
-    malformed" (plain DatabaseError) as BookDamagedError naming the file,
-    closing the connection being opened; a locked or unwritable database
-    (OperationalError) and misuse stay as they are."""
+    """Damage (`is_damage`) as BookDamagedError naming the file, closing the
+    connection being opened; any other error stays as it is."""
     try:
         yield
     except sqlite3.DatabaseError as error:
-        if type(error) is not sqlite3.DatabaseError:
+        if not is_damage(error):
             raise
         if opening is not None:
             opening.close()
         raise BookDamagedError(path, str(error)) from None
+
+
+def reports_damage(cls):
+    """A class decorator: every public method (but close and transaction)
+    turns SQLite's "database disk image is malformed" into BookDamagedError
+    naming the file (`self.path`). A page damaged past the file's header
+    shows only when a query reaches it, and came out of questions and
+    indexing as a traceback."""
+    for name, member in list(vars(cls).items()):
+        if not name.startswith("_") and inspect.isfunction(member) and name not in ("close", "transaction"):
+            setattr(cls, name, _reporting(member))
+    return cls
+
+
+def _reporting(method):
+    @functools.wraps(method)
+    def reporting(self, *args, **kwargs):
+        with damage_reported(self.path):
+            return method(self, *args, **kwargs)
+    return reporting
 
 
 def open_read_only(path: Path, schema: str = "", **options) -> sqlite3.Connection:
@@ -170,6 +198,7 @@ def write_book(path: Path, book: Book) -> None:
         connection.close()
 
 
+@reports_damage
 class BookDatabase:
     """Read access to a stored book."""
 
@@ -230,9 +259,8 @@ class BookDatabase:
         return {row[0]: (row[1], row[2], row[3]) for row in rows}
 
     def load(self) -> Book:
-        with damage_reported(self.path):  # a page damaged past the file's header shows only now
-            metadata = self.metadata()
-            return Book(
-                book_id=metadata.pop("book_id"), text=self.text(), metadata=metadata,
-                sections=self.sections(), parts=self.parts(), paragraphs=self.paragraphs(),
-            )
+        metadata = self.metadata()
+        return Book(
+            book_id=metadata.pop("book_id"), text=self.text(), metadata=metadata,
+            sections=self.sections(), parts=self.parts(), paragraphs=self.paragraphs(),
+        )

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import StorageError, storage_problem
-from .bookdb import damage_reported, open_read_only
+from .bookdb import damage_reported, is_damage, open_read_only
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS history (
@@ -131,7 +131,7 @@ class BookJournal:
         except (TypeError, ValueError):
             return default  # a damaged value counts as never set; the next save writes it afresh
         except sqlite3.Error as error:
-            if not _is_damage(error):
+            if not is_damage(error):
                 raise
             return default
 
@@ -192,12 +192,6 @@ def salvage_journal(database: Path) -> SalvagedJournal:
     return salvaged
 
 
-def _is_damage(error: sqlite3.Error) -> bool:
-    """A damaged file ("database disk image is malformed", "file is not a
-    database", bytes that are not UTF-8 text), not a busy or full disk."""
-    return type(error) is sqlite3.DatabaseError or "decode" in str(error).lower()
-
-
 def _readable_history(connection: sqlite3.Connection) -> tuple[list[tuple], int | None]:
     """The history rows that can be read, and how many could not (None: not
     even how many there were)."""
@@ -207,7 +201,7 @@ def _readable_history(connection: sqlite3.Connection) -> tuple[list[tuple], int 
     except sqlite3.Error as error:
         if "no such table" in str(error):
             return [], 0  # a journal never made: the book was never opened in the app
-        if not _is_damage(error):
+        if not is_damage(error):
             raise
     # A spoilt page: row by row through the table's b-tree, up to the last id
     # AUTOINCREMENT handed out, so the rows on other pages are kept.
@@ -222,7 +216,7 @@ def _readable_history(connection: sqlite3.Connection) -> tuple[list[tuple], int 
         try:
             row = connection.execute(select + " WHERE id = ?", (row_id,)).fetchone()
         except sqlite3.Error as error:
-            if not _is_damage(error):
+            if not is_damage(error):
                 raise
             lost += 1
             continue
