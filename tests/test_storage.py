@@ -265,9 +265,16 @@ def test_an_index_record_that_cannot_be_read_is_one_line(library, fixtures, chap
     with sqlite3.connect(database) as connection:
         connection.execute("UPDATE index_nodes SET sections = '[1,' WHERE id = 'p1.1'")
         connection.execute("UPDATE index_manifest SET value = '{\"key' WHERE key = 'embedder'")
+        # Vector and sentence blobs cut short: a numpy ValueError from every publish and question.
+        connection.execute("UPDATE index_vectors SET vector = substr(vector, 1, 7) WHERE node_id = 'p1.2'")
+        connection.execute("UPDATE index_sentences SET spans = substr(spans, 1, 12) WHERE node_id = 'p1.2'")
     connection.close()
     store = IndexStore(database)
     try:
+        with pytest.raises(BookDamagedError, match=r"\(the vector of index record p1.2 cannot be read\)"):
+            store.vectors()
+        with pytest.raises(BookDamagedError, match=r"\(the sentences of index record p1.2 cannot be read\)"):
+            store.sentences([store.node("p1.2")])
         with pytest.raises(BookDamagedError) as caught:
             store.nodes(level=1)
         assert str(caught.value).startswith(f"{database}: the book's database is damaged (index record p1.1 cannot "

@@ -239,8 +239,12 @@ class IndexStore:
             "ORDER BY n.rowid, v.window")
         ids, blobs = [], []
         for node_id, blob in rows:
+            vector = np.frombuffer(blob, dtype=np.float32) if len(blob) % 4 == 0 else None
+            if vector is None or (blobs and vector.shape != blobs[0].shape):
+                # Bytes spoilt inside a record SQLite still reads: one line, not a numpy error.
+                raise BookDamagedError(self.path, f"the vector of index record {node_id} cannot be read")
             ids.append(node_id)
-            blobs.append(np.frombuffer(blob, dtype=np.float32))
+            blobs.append(vector)
         return ids, (np.stack(blobs) if blobs else np.zeros((0, 0), dtype=np.float32))
 
     def clear_vectors(self) -> None:
@@ -272,9 +276,13 @@ class IndexStore:
             for node_id, text_hash, spans, vectors in rows:
                 if text_hash != wanted[node_id]:
                     continue
-                pairs = np.frombuffer(spans, dtype=np.int64).reshape(-1, 2)
-                found[node_id] = ([(int(a), int(b)) for a, b in pairs],
-                                  np.frombuffer(vectors, dtype=np.float16).reshape(len(pairs), -1).astype(np.float32))
+                try:
+                    pairs = np.frombuffer(spans, dtype=np.int64).reshape(-1, 2)
+                    found[node_id] = ([(int(a), int(b)) for a, b in pairs], np.frombuffer(
+                        vectors, dtype=np.float16).reshape(len(pairs), -1).astype(np.float32))
+                except ValueError:
+                    raise BookDamagedError(self.path, f"the sentences of index record {node_id} cannot be "
+                                                      "read") from None
         return found
 
     def stale_sentences(self, nodes: list[Node]) -> list[Node]:
