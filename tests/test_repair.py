@@ -16,8 +16,8 @@ import pytest
 
 from engine.errors import BookDamagedError, StorageError
 from engine.index.indexer import BookIndexer, IndexingBusy, building
-from engine.store import Library
 from engine.index.repair import RepairError, repair_book
+from engine.store import Library
 
 PAGE = 4096
 ROOT = Path(__file__).resolve().parent.parent

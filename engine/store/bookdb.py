@@ -91,10 +91,10 @@ def damage_reported(path: Path, opening: sqlite3.Connection | None = None):
 
 def reports_damage(cls):
     """A class decorator: every public method (but close and transaction)
-    turns SQLite's "database disk image is malformed" into BookDamagedError
-    naming the file (`self.path`). A page damaged past the file's header
-    shows only when a query reaches it, and came out of questions and
-    indexing as a traceback."""
+    reports damage (`is_damage`) as BookDamagedError naming the file
+    (`self.path`). A page damaged past the file's header shows only when a
+    query reaches it, and came out of questions and indexing as a
+    traceback."""
     for name, member in list(vars(cls).items()):
         if not name.startswith("_") and inspect.isfunction(member) and name not in ("close", "transaction"):
             setattr(cls, name, _reporting(member))
