@@ -172,13 +172,17 @@ class LibraryView(QWidget):
         """Each book's row as the table is sorted now."""
         return {book_id: self.table.row(items[0]) for book_id, items in self._items.items()}
 
+    def _row_of(self, book_id: str | None) -> int | None:
+        items = self._items.get(book_id)
+        return self.table.row(items[0]) if items else None
+
     def _apply_filter(self) -> None:
         words = self.filter.text().casefold().split()
         selected = self.selected_book()  # asked first: a hidden row's selection is not reported
         for row in range(self.table.rowCount()):
             listed = f"{self.table.item(row, 0).text()} {self.table.item(row, 1).text()}".casefold()
             self.table.setRowHidden(row, not all(word in listed for word in words))
-        if selected is not None and self.table.isRowHidden(self._rows[selected]):
+        if selected is not None and self.table.isRowHidden(self._row_of(selected)):
             self.table.clearSelection()  # no button acts on a book out of sight
             self._update_buttons()
 
@@ -218,7 +222,7 @@ class LibraryView(QWidget):
         return items[0].data(BOOK_ID_ROLE) if items else None
 
     def select(self, book_id: str | None) -> None:
-        row = self._rows.get(book_id)
+        row = self._row_of(book_id)
         if row is not None:
             self.table.selectRow(row)
 

@@ -50,7 +50,7 @@ class BookSummary:
     imported_at: str
     sections_method: str
     folder: Path
-    # Its manifest and database both spoilt: listed by its file's name, to be removed.
+    # Its manifest and database both spoilt: listed by its file's name, to be repaired or removed.
     damaged: bool = False
 
     def to_dict(self) -> dict:
@@ -184,7 +184,7 @@ class Library:
                 summaries.append(self.summary(folder.name))
             except BookDamagedError:
                 # Manifest and database both spoilt: listed all the same, so
-                # that it can be removed (in the app too) and imported again.
+                # that it can be repaired or removed (in the app too).
                 summaries.append(_damaged_summary(folder))
             except (OSError, ValueError):
                 continue  # unreadable just now (its original file, say): it hides no other book
