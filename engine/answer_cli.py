@@ -35,6 +35,9 @@ def add_parsers(commands) -> None:
                      help="model: the generator writes an answer under the evidence; evidence: the evidence alone, "
                           "no model loaded (default: the settings' choice)")
     ask.add_argument("--up-to", type=int, metavar="SECTION", help=UP_TO_HELP)
+    ask.add_argument("--no-history", action="store_true",
+                     help="do not keep the question and its answer in the book's history (the app's History tab, "
+                          "`chapterhouse history`)")
     ask.set_defaults(handler=run_ask)
 
     evaluate = commands.add_parser("eval", help="measure retrieval (and answers) on a question set")
@@ -162,6 +165,23 @@ def run_retrieve(args) -> int:
     return 0
 
 
+def _keep_in_history(session, result: dict) -> int | None:
+    """Keep an answer in the book's history, as the app does (a stopped one
+    too: its evidence is whole). Its id, or None where the disk refuses: the
+    answer has been shown all the same, so that is a warning, not a failure."""
+    from .errors import StorageError
+
+    journal = session.library.journal(session.book_id)
+    try:
+        return journal.add(result)
+    except StorageError as error:
+        print(f"chapterhouse: warning: {session.context.book.title}: {error.reason}, so this answer is not kept in "
+              f"the history ({error.path})", file=sys.stderr)
+        return None
+    finally:
+        journal.close()
+
+
 DRAFT_RESTATED = "[this draft only restates the question, so the app does not show it: the evidence is the answer]"
 
 
@@ -217,9 +237,11 @@ def run_ask(args) -> int:
                              until=until)
     finally:
         signal.signal(signal.SIGINT, previous)
+    kept = not args.no_history and (result.digest or result.answer)  # stopped before any evidence: nothing to keep
+    history_id = _keep_in_history(session, result.as_dict()) if kept else None
     if quiet:
         document = result.as_dict()
-        document.update(book_id=session.book_id, title=session.context.book.title)
+        document.update(book_id=session.book_id, title=session.context.book.title, history_id=history_id)
         print(json.dumps(document, indent=2, ensure_ascii=False))
         return 130 if result.cancelled else 0
     print()

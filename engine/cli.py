@@ -8,6 +8,8 @@
     chapterhouse repair BOOK           make a damaged book again from its file, keeping its history
     chapterhouse index BOOK [--stage N] [--segmenter fixed|llm]   build the ladder index
     chapterhouse status BOOK [--json]  how far the index has got
+    chapterhouse retrieve BOOK "QUESTION" / ask BOOK "QUESTION"   evidence, and an answer citing it
+    chapterhouse history BOOK [--json|--markdown|--show ID|--delete ID]   the questions asked of a book
     chapterhouse models ...            the model catalogue: list, use, remote, download, check
     chapterhouse gui [BOOK]            the desktop app
 
@@ -75,11 +77,13 @@ def _parser() -> argparse.ArgumentParser:
     command.set_defaults(handler=_remove)
 
     from .answer_cli import add_parsers as add_answer_parsers
+    from .history_cli import add_parser as add_history_parser
     from .index_cli import add_parsers as add_index_parsers
     from .models_cli import add_parser as add_models_parser
 
     add_index_parsers(commands)
     add_answer_parsers(commands)
+    add_history_parser(commands)
     add_models_parser(commands)
 
     command = commands.add_parser("gui", help="start the desktop app")

@@ -89,37 +89,9 @@ class BookJournal:
 
     def markdown(self, title: str, author: str | None = None) -> str:
         """The book's questions and answers, each with its evidence and citations."""
-        from ..answer.digest import quoted  # quoted as the app shows it
-
         lines = [f"# Questions about {title}" + (f" by {author}" if author else ""), ""]
         for entry in self.entries():
-            result = entry.result
-            asked = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.asked_at))
-            limit = result.get("reading_limit")
-            scope = f"; from the book up to where the reader had read, in {limit['label']}" if limit else ""
-            lines += [f"## {entry.question}", "", f"*Asked {asked}{scope}*", ""]
-            digest = result.get("digest", [])
-            if digest:
-                lines.append("**Evidence**")
-                lines.append("")
-                for line in digest:
-                    lines.append(f"- {quoted(line['text'])} \u2014 {line['label']} [{line['passage_id']}]")
-                lines.append("")
-            if entry.answer:
-                heading = "**Draft answer**" if result.get("lead") == "digest" else "**Answer**"
-                lines += [heading, "", entry.answer, ""]
-            if result.get("damaged"):
-                lines += ["*The stored record of this answer is damaged: its evidence and citations are lost.*", ""]
-            citations = result.get("citations", [])
-            if citations:
-                lines.append("**Cited passages**")
-                lines.append("")
-                for citation in citations:
-                    quote = " ".join(citation["quote"].split())
-                    if len(quote) > 300:
-                        quote = quote[:300].rsplit(" ", 1)[0] + "\u2026"
-                    lines.append(f"- [{citation['passage_id']}] {citation['label']}: \u201c{quote}\u201d")
-                lines.append("")
+            lines.append(entry_markdown(entry))
         return "\n".join(lines).rstrip() + "\n"
 
     # ------------------------------------------------------------ reading position and progress
@@ -250,3 +222,38 @@ def _record(question: str, answer: str, stored) -> dict:
     except (TypeError, ValueError):
         record = None
     return record if isinstance(record, dict) else {"question": question, "answer": answer, "damaged": True}
+
+
+def entry_markdown(entry: HistoryEntry) -> str:
+    """One question of the history as Markdown: when it was asked, its
+    evidence, the answer (or draft) and the passages it cites."""
+    from ..answer.digest import quoted  # quoted as the app shows it
+
+    result = entry.result
+    asked = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.asked_at))
+    limit = result.get("reading_limit")
+    scope = f"; from the book up to where the reader had read, in {limit['label']}" if limit else ""
+    lines = [f"## {entry.question}", "", f"*Asked {asked}{scope}*", ""]
+    digest = result.get("digest", [])
+    if digest:
+        lines.append("**Evidence**")
+        lines.append("")
+        for line in digest:
+            lines.append(f"- {quoted(line['text'])} \u2014 {line['label']} [{line['passage_id']}]")
+        lines.append("")
+    if entry.answer:
+        heading = "**Draft answer**" if result.get("lead") == "digest" else "**Answer**"
+        lines += [heading, "", entry.answer, ""]
+    if result.get("damaged"):
+        lines += ["*The stored record of this answer is damaged: its evidence and citations are lost.*", ""]
+    citations = result.get("citations", [])
+    if citations:
+        lines.append("**Cited passages**")
+        lines.append("")
+        for citation in citations:
+            quote = " ".join(citation["quote"].split())
+            if len(quote) > 300:
+                quote = quote[:300].rsplit(" ", 1)[0] + "\u2026"
+            lines.append(f"- [{citation['passage_id']}] {citation['label']}: \u201c{quote}\u201d")
+        lines.append("")
+    return "\n".join(lines)

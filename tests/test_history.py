@@ -1,0 +1,113 @@
+"""A book's history of questions from the command line: `chapterhouse ask`
+keeps what it answers where the app keeps its own (the book's journal), and
+`chapterhouse history` lists, shows, exports and deletes them."""
+
+from __future__ import annotations
+
+import gc
+import json
+import subprocess
+
+import pytest
+
+from engine.cli import main
+from engine.store import Library
+
+QUESTIONS = ["What did the old horse say about the hare and the dogs?", "Who is Duchess?", "Why did the hare run?"]
+
+
+def _run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    printed = capsys.readouterr()
+    return code, printed.out, printed.err
+
+
+def test_questions_asked_from_the_command_line_are_kept_in_the_books_history(fixtures, capsys):
+    book = str(fixtures / "three-chapters.txt")
+    code, out, _ = _run(capsys, "history", book)
+    assert code == 2  # not imported yet: a history is never a reason to import a book
+    code, out, _ = _run(capsys, "ask", book, QUESTIONS[0], "--answers", "evidence")
+    assert code == 0 and "Evidence:" in out
+    code, out, _ = _run(capsys, "ask", "Three Chapters from Black Beauty", QUESTIONS[1], "--answers", "evidence",
+                        "--json")
+    asked = json.loads(out)
+    assert code == 0 and isinstance(asked["history_id"], int)
+    code, out, _ = _run(capsys, "ask", "Three Chapters from Black Beauty", QUESTIONS[2], "--answers", "evidence",
+                        "--no-history", "--json")
+    assert code == 0 and json.loads(out)["history_id"] is None
+
+    # What the app's History tab reads: the same journal, in the order asked.
+    library = Library()
+    book_id = asked["book_id"]
+    journal = library.journal(book_id)
+    stored = journal.entries()
+    journal.close()
+    assert [entry.question for entry in stored] == QUESTIONS[:2]
+    assert stored[1].id == asked["history_id"] and stored[1].result["digest"] == asked["digest"]
+
+    code, out, _ = _run(capsys, "history", book_id)
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 2
+    assert lines[1].split()[0] == str(asked["history_id"]) and QUESTIONS[1] in lines[1]
+    assert f"({len(asked['digest'])} evidence line" in lines[1]
+
+    code, out, _ = _run(capsys, "history", book_id, "--json")
+    listed = json.loads(out)
+    assert [entry["question"] for entry in listed["questions"]] == QUESTIONS[:2]
+    assert listed["questions"][1]["result"]["citations"] == asked["citations"]
+
+    code, out, _ = _run(capsys, "history", book_id, "--show", str(asked["history_id"]))
+    assert out.startswith(f"## {QUESTIONS[1]}\n") and "**Evidence**" in out
+    assert all(line["label"] in out for line in asked["digest"])
+    code, markdown, _ = _run(capsys, "history", book_id, "--markdown")
+    assert markdown.startswith("# Questions about Three Chapters from Black Beauty by Anna Sewell\n") and out.strip() in markdown
+
+    code, out, err = _run(capsys, "history", book_id, "--delete", "9999")
+    assert code == 2 and out == ""
+    assert err.strip() == ("chapterhouse: error: Three Chapters from Black Beauty: no question 9999 in its history "
+                           "(see `chapterhouse history`)")
+    code, out, _ = _run(capsys, "history", book_id, "--delete", str(stored[0].id))
+    assert code == 0 and "deleted question" in out
+    code, out, _ = _run(capsys, "history", book_id)
+    assert QUESTIONS[0] not in out and QUESTIONS[1] in out
+    _run(capsys, "history", book_id, "--delete", str(asked["history_id"]))
+    code, out, _ = _run(capsys, "history", book_id)
+    assert out.startswith("No questions asked of Three Chapters from Black Beauty yet.")
+
+
+def test_on_a_disk_that_takes_no_writes_an_answer_is_shown_and_says_it_is_not_kept(small_filesystem, fixtures,
+                                                                                   monkeypatch, capsys):
+    monkeypatch.setenv("CHAPTERHOUSE_HOME", str(small_filesystem / "home"))
+    code, out, _ = _run(capsys, "ask", str(fixtures / "three-chapters.txt"), QUESTIONS[0], "--answers", "evidence",
+                        "--json")
+    assert code == 0
+    book_id = json.loads(out)["book_id"]
+    gc.collect()  # the answer's session, and with it its files on that disk, are let go of
+    subprocess.run(["mount", "-o", "remount,ro", str(small_filesystem)], check=True)
+    try:
+        code, out, err = _run(capsys, "ask", book_id, QUESTIONS[1], "--answers", "evidence")
+        assert code == 0 and "Evidence:" in out  # the answer is given all the same
+        assert err.strip().startswith("chapterhouse: warning: Three Chapters from Black Beauty: the data folder is "
+                                      "not writable, so this answer is not kept in the history (")
+        code, out, err = _run(capsys, "history", book_id, "--delete", "1")
+        assert code == 2 and "so the question stays in the history" in err
+        code, out, _ = _run(capsys, "history", book_id)
+        assert code == 0 and QUESTIONS[0] in out and QUESTIONS[1] not in out
+    finally:
+        subprocess.run(["mount", "-o", "remount,rw", str(small_filesystem)], check=True)
+
+
+@pytest.mark.parametrize("shown", [["--json"], []])
+def test_a_history_row_whose_record_is_damaged_is_listed_as_such(fixtures, capsys, shown):
+    library = Library()
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    journal = library.journal(book_id)
+    journal.add({"question": QUESTIONS[0], "answer": "It said run."})
+    journal._connection.execute("UPDATE history SET result = '{not json'")
+    journal.close()
+    code, out, _ = _run(capsys, "history", book_id, *shown)
+    assert code == 0
+    if shown:
+        assert json.loads(out)["questions"][0]["result"]["damaged"] is True
+    else:
+        assert "its record is damaged: the answer's text only" in out
