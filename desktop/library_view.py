@@ -4,6 +4,7 @@ index has got (with live progress while it is being built)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -51,6 +52,14 @@ class _BookItem(QTableWidgetItem):
         return self.text().casefold() < other.text().casefold()
 
 
+def _key(widget: QWidget, key, slot) -> None:
+    """A key that acts only while `widget` has the focus (PySide ignores a
+    context given to QShortcut's constructor along with its slot)."""
+    shortcut = QShortcut(QKeySequence(key), widget)
+    shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
+    shortcut.activated.connect(slot)
+
+
 class LibraryView(QWidget):
     openRequested = Signal(str)
     importRequested = Signal()
@@ -71,6 +80,9 @@ class LibraryView(QWidget):
         self.filter.setClearButtonEnabled(True)
         self.filter.setAccessibleName("Filter the books")
         self.filter.textChanged.connect(self._apply_filter)
+        self.filter.returnPressed.connect(self._go_to_list)
+        _key(self.filter, Qt.Key.Key_Down, self._go_to_list)
+        _key(self.filter, Qt.Key.Key_Escape, self.filter.clear)
         self.table = QTableWidget(0, 5, self)
         self.table.setHorizontalHeaderLabels(["Title", "Author", "Size", "Index", "Read"])
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -87,7 +99,11 @@ class LibraryView(QWidget):
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(4, QHeaderView.ResizeMode.ResizeToContents)
+        # A double click or Enter opens the selected book, Delete removes it.
         self.table.itemDoubleClicked.connect(lambda item: self._emit_open())
+        _key(self.table, Qt.Key.Key_Return, self._emit_open)
+        _key(self.table, Qt.Key.Key_Enter, self._emit_open)
+        _key(self.table, QKeySequence.StandardKey.Delete, lambda: self._emit(self.removeRequested))
         self.table.setAccessibleName("Books in the library")
 
         buttons = QHBoxLayout()
@@ -175,6 +191,21 @@ class LibraryView(QWidget):
     def _row_of(self, book_id: str | None) -> int | None:
         items = self._items.get(book_id)
         return self.table.row(items[0]) if items else None
+
+    def find(self) -> None:
+        """Ctrl+F on the library: type to filter it."""
+        if self.filter.isVisible():
+            self.filter.setFocus(Qt.FocusReason.ShortcutFocusReason)
+            self.filter.selectAll()
+
+    def _go_to_list(self) -> None:
+        """From the filter to the books it leaves, the first selected if none is."""
+        if self.selected_book() is None:
+            shown = [row for row in range(self.table.rowCount()) if not self.table.isRowHidden(row)]
+            if not shown:
+                return
+            self.table.selectRow(shown[0])
+        self.table.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _apply_filter(self) -> None:
         words = self.filter.text().casefold().split()

@@ -217,7 +217,9 @@ class MainWindow(QMainWindow):
         self.indexing.waiting.connect(self._index_waiting)
         self._build_actions()
         self._restore_window_state()
+        self.pages.currentChanged.connect(self._page_shown)
         self.pages.setCurrentIndex(_LIBRARY_PAGE)
+        self._page_shown(_LIBRARY_PAGE)
 
     # ------------------------------------------------------------ actions
 
@@ -281,9 +283,17 @@ class MainWindow(QMainWindow):
         self.refresh_library()
 
     def find_in_book(self) -> None:
-        if self.book is not None:
-            self.pages.setCurrentIndex(_READER_PAGE)
+        """Ctrl+F: find in the open book, or on the library page, filter it."""
+        if self.pages.currentIndex() == _LIBRARY_PAGE:
+            self.library_view.find()
+        elif self.book is not None:
             self.find_bar.open_bar()
+
+    def _page_shown(self, page: int) -> None:
+        on_library = page == _LIBRARY_PAGE
+        self.find_action.setText("&Find in Library" if on_library else "&Find in Book")
+        self.find_action.setToolTip("Filter the library by title or author (Ctrl+F)" if on_library else
+                                    "Find in the book (Ctrl+F)")
 
     def focus_question(self) -> None:
         self.ask_panel.question.setFocus()

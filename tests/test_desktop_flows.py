@@ -1272,3 +1272,54 @@ def test_a_capable_models_answer_streams_above_the_evidence(qtbot, fixtures, mon
     assert all(lines.index("Answer") < lines.index("Evidence") for lines in both)
     assert not any(line.startswith("Draft answer") for lines in pages for line in lines)
     window.close()
+
+
+def test_the_library_is_worked_from_the_keyboard(qtbot, fixtures, monkeypatch):
+    """Ctrl+F on the library filters it (in the book, finds in the book);
+    Down or Enter goes from the filter to the books, Enter opens one, Delete
+    asks to remove it, Esc clears the filter."""
+    from PySide6.QtWidgets import QMessageBox
+
+    library = Library()
+    for name in ("black-beauty-excerpt.txt", "three-chapters.txt", "call-of-the-wild-excerpt.html"):
+        library.import_book(fixtures / name)
+    window = _window(qtbot, index_stage=0)
+    view = window.library_view
+    qtbot.waitUntil(lambda: len(view._rows) == 3, timeout=10000)
+    assert window.find_action.text() == "&Find in Library"
+    qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert view.filter.hasFocus()
+    qtbot.keyClicks(view.filter, "call")
+    qtbot.keyClick(view.filter, Qt.Key.Key_Down)
+    assert view.table.hasFocus() and view.title_of(view.selected_book()) == "The Call of the Wild"
+    with qtbot.waitSignal(window.bookOpened, timeout=20000):
+        qtbot.keyClick(view.table, Qt.Key.Key_Return)
+    assert window.book.title == "The Call of the Wild" and window.pages.currentIndex() == 1
+    assert window.find_action.text() == "&Find in Book"
+    qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert window.find_bar.isVisible() and window.find_bar.field.hasFocus()
+    window.find_bar.close_bar()
+
+    window.show_library()
+    window.find_in_book()
+    assert view.filter.hasFocus() and view.filter.selectedText() == "call"
+    qtbot.keyClick(view.filter, Qt.Key.Key_Escape)
+    assert view.filter.text() == "" and not any(view.table.isRowHidden(row) for row in range(3))
+    qtbot.keyClicks(view.filter, "sewell")
+    view.table.clearSelection()
+    qtbot.keyClick(view.filter, Qt.Key.Key_Return)
+    assert view.title_of(view.selected_book()) == "Black Beauty" and view.table.hasFocus()
+    qtbot.keyClick(view.table, Qt.Key.Key_Escape)  # the filter's keys act in the filter only
+    assert view.filter.text() == "sewell"
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *args: asked.append(args[2]) or QMessageBox.StandardButton.No)
+    qtbot.keyClick(view.table, Qt.Key.Key_Delete)
+    assert asked == ["Remove \u201cBlack Beauty\u201d from the library, with its index and its history of questions? "
+                     "The original file is not touched."]
+    assert len(library.list_books()) == 3  # answered No: nothing removed
+    # A double click opens a book too.
+    place = view.table.visualItemRect(view._items[view.selected_book()][0]).center()
+    with qtbot.waitSignal(window.bookOpened, timeout=20000):
+        qtbot.mouseClick(view.table.viewport(), Qt.MouseButton.LeftButton, pos=place)  # as a real double click begins
+        qtbot.mouseDClick(view.table.viewport(), Qt.MouseButton.LeftButton, pos=place)
+    assert window.book.title == "Black Beauty"
