@@ -61,6 +61,7 @@ class AskPanel(QWidget):
     answerFailed = Signal(str)
     answerEnded = Signal()  # after any of finished, failed or stopped
     historyDeleteRequested = Signal(int)  # a history entry's id
+    historyShown = Signal()  # the History tab came into view: it may have changed outside the app
     # The reader began a question (once per question, and again when "Only
     # what I have read" changes under it): its model may load and read ahead now.
     questionStarted = Signal()
@@ -148,6 +149,7 @@ class AskPanel(QWidget):
         self.tabs.addTab(self.evidence, "Evidence")
         self.tabs.addTab(self.plan_view, "Plan")
         self.tabs.addTab(history_page, "History")
+        self.tabs.currentChanged.connect(lambda _index: self.history_in_view() and self.historyShown.emit())
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -200,7 +202,13 @@ class AskPanel(QWidget):
         if text != self.so_far.text():
             self.so_far.setText(text)
 
+    def history_in_view(self) -> bool:
+        return self.tabs.currentIndex() == 2 and self.isVisible()
+
     def show_history(self, entries) -> None:
+        listed = [self.history.item(row).data(ENTRY_ROLE) for row in range(self.history.count())]
+        if listed == [entry.id for entry in reversed(entries)]:
+            return  # as shown: the reader's selection and scrolling stay
         self.history.clear()
         for entry in reversed(entries):
             limit = (entry.result or {}).get("reading_limit")

@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -203,6 +203,7 @@ class MainWindow(QMainWindow):
         self.ask_panel.questionStarted.connect(self._load_answer_model)
         self.ask_panel.export_button.clicked.connect(self.export_history)
         self.ask_panel.historyDeleteRequested.connect(self.delete_history_entry)
+        self.ask_panel.historyShown.connect(self.reload_history)
         self.ask_panel.session_provider = self._session_for
         self.ask_panel.read_to_provider = self.reader.read_to
         # Not on every scroll: reading how far the reader has read would note the
@@ -705,6 +706,17 @@ class MainWindow(QMainWindow):
     def delete_history_entry(self, entry_id: int) -> None:
         self._change_history(lambda journal: journal.remove(entry_id), "Deleting from the history",
                              "the question stays in the history")
+
+    def reload_history(self) -> None:
+        """Read the open book's history again: `chapterhouse ask` adds to it
+        while the app is open."""
+        self._change_history(lambda journal: None, "Reading the history", "")
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        # Back from a terminal, say: a history in view shows what was asked there.
+        if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow() and self.ask_panel.history_in_view():
+            self.reload_history()
 
     def _change_history(self, change, name: str, refused: str) -> None:
         """Change the open book's history in a worker, then show it as stored

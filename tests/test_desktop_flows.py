@@ -16,11 +16,13 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import QElapsedTimer, QMimeData, QPoint, QPointF, Qt, QTimer, QUrl  # noqa: E402
+from PySide6.QtCore import QElapsedTimer, QEvent, QMimeData, QPoint, QPointF, Qt, QTimer, QUrl  # noqa: E402
 from PySide6.QtGui import QDropEvent  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from desktop.app import create_application  # noqa: E402
 from desktop.main_window import MainWindow  # noqa: E402
+from engine.cli import main as chapterhouse  # noqa: E402
 from engine.store import Library  # noqa: E402
 
 QUESTION = "What did the old horse say about the hare and the dogs?"
@@ -389,6 +391,26 @@ def test_a_question_is_deleted_from_the_history_or_asked_again(qtbot, fixtures):
     assert finished.args[0]["question"] == QUESTION and finished.args[0]["parts"]
     qtbot.waitUntil(lambda: panel.history.count() == 2, timeout=10000)
     assert [panel.history.item(row).text() for row in range(2)] == [QUESTION, QUESTION]
+    # A question asked from a terminal meanwhile shows when the History tab comes into view.
+    panel.tabs.setCurrentIndex(2)
+    panel.history.setCurrentRow(1)
+    assert chapterhouse(["ask", book_id, "Why did the hare run?", "--answers", "evidence"]) == 0
+    panel.tabs.setCurrentIndex(0)
+    panel.tabs.setCurrentIndex(2)
+    qtbot.waitUntil(lambda: panel.history.count() == 3, timeout=10000)
+    assert panel.history.item(0).text() == "Why did the hare run?"
+    panel.history.setCurrentRow(2)
+    panel.tabs.setCurrentIndex(0)
+    panel.tabs.setCurrentIndex(2)
+    assert window.tasks.wait(10000)
+    qtbot.wait(100)  # what the worker read is shown on the UI thread's next turn
+    assert panel.history.currentRow() == 2  # read again unchanged, the list is left as it was
+    # So does one asked while the History tab was in view, when the window is next activated.
+    assert chapterhouse(["ask", book_id, "Who is Duchess?", "--answers", "evidence"]) == 0
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+    QApplication.sendEvent(window, QEvent(QEvent.Type.ActivationChange))
+    qtbot.waitUntil(lambda: panel.history.count() == 4, timeout=10000)
 
 
 def test_answers_being_prepared_for_a_book_removed_meanwhile_are_not_kept(qtbot, fixtures):
