@@ -207,8 +207,8 @@ class AskPanel(QWidget):
 
     def show_history(self, entries) -> None:
         listed = [self.history.item(row).data(ENTRY_ROLE) for row in range(self.history.count())]
-        if listed == [entry.id for entry in reversed(entries)]:
-            return  # as shown: the reader's selection and scrolling stay
+        if listed and listed == [entry.id for entry in reversed(entries)]:
+            return  # as shown (set_book empties it for another book): the reader's selection and scrolling stay
         self.history.clear()
         for entry in reversed(entries):
             limit = (entry.result or {}).get("reading_limit")
