@@ -13,6 +13,8 @@ from .llm.settings import ANSWER_SETTINGS
 
 UP_TO_HELP = ("use the book only up to the end of this section (its number in `chapterhouse sections`): "
               "nothing after it is searched or shown, so nothing later is given away")
+ABOUT_HELP = ("ask about this passage: words of the book (the first place they stand is used; case, spacing "
+              "and line breaks do not matter); its passages lead the evidence")
 
 
 def add_parsers(commands) -> None:
@@ -23,6 +25,7 @@ def add_parsers(commands) -> None:
     retrieve.add_argument("--budget", type=int, default=12, help="passages at most (default 12)")
     retrieve.add_argument("--planner", choices=["code", "model", "auto"], default="code")
     retrieve.add_argument("--up-to", type=int, metavar="SECTION", help=UP_TO_HELP)
+    retrieve.add_argument("--about", metavar="TEXT", help=ABOUT_HELP)
     retrieve.set_defaults(handler=run_retrieve)
 
     ask = commands.add_parser("ask", help="answer a question about a book, citing passages")
@@ -35,6 +38,7 @@ def add_parsers(commands) -> None:
                      help="model: the generator writes an answer under the evidence; evidence: the evidence alone, "
                           "no model loaded (default: the settings' choice)")
     ask.add_argument("--up-to", type=int, metavar="SECTION", help=UP_TO_HELP)
+    ask.add_argument("--about", metavar="TEXT", help=ABOUT_HELP)
     ask.add_argument("--no-history", action="store_true",
                      help="do not keep the question and its answer in the book's history (the app's History tab, "
                           "`chapterhouse history`)")
@@ -121,6 +125,21 @@ def _until(session, section: int | None) -> int | None:
     return sections[section - 1].end
 
 
+def _about(session, text: str | None, until: int | None) -> tuple[int, int] | None:
+    """The span of the book `--about` names, refused in one line when the book does not hold it."""
+    if text is None:
+        return None
+    from .answer.selection import find_in_text
+    from .errors import ChapterhouseError
+
+    span = find_in_text(session.context.book.text, text, until)
+    if span is None:
+        where = " before the end of the section given with --up-to" if until is not None else ""
+        raise ChapterhouseError(f"{session.context.book.title}: --about: \u201c{' '.join(text.split())[:80]}\u201d is "
+                                f"not in the book's text{where} (see `chapterhouse text`)")
+    return span
+
+
 def _passage(node, labels) -> dict:
     return {"id": node.id, "section": node.section, "label": labels.get(node.section, ""), "start": node.start,
             "end": node.end, "text": node.text}
@@ -133,10 +152,12 @@ def run_retrieve(args) -> int:
     check_question(args.question, args.book)  # before a new book's import and indexing, not after
     session = _session(args.book)
     until = _until(session, args.up_to)
-    plan = session.plan(args.question, planner=args.planner, until=until)
+    focus = _about(session, args.about, until)
+    plan = session.plan(args.question, planner=args.planner, until=until, focus=focus)
     from .answer.retrieval import retrieve
+    from .answer.selection import focus_record
 
-    found = retrieve(plan, session.context, budget=args.budget, until=until)
+    found = retrieve(plan, session.context, budget=args.budget, until=until, focus=focus)
     digest = session.digest(found)
     labels = {s.ordinal: s.label for s in session.context.book.sections}
     if args.json:
@@ -150,6 +171,7 @@ def run_retrieve(args) -> int:
                        "passages": [node.id for node in part.passages]} for part in found.parts],
             "digest": [line.as_dict() for line in digest],
             "reading_limit": session.context.reading_limit(until),
+            "focus": focus_record(session.context, focus) if focus else None,
             "meaning_share": round(found.meaning_share, 3),
             "timings": {"retrieval_ms": round(found.seconds * 1000, 1)},
         }, indent=2, ensure_ascii=False))
@@ -194,6 +216,7 @@ def run_ask(args) -> int:
     check_question(args.question, args.book)  # before a new book's import and indexing, not after
     session = _session(args.book, args.answers)
     until = _until(session, args.up_to)
+    focus = _about(session, args.about, until)
     cancel = CancelToken()
     previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
     quiet = args.json
@@ -234,7 +257,7 @@ def run_ask(args) -> int:
     try:
         result = session.ask(args.question, budget=args.budget, planner=args.planner, cancel=cancel,
                              on_digest=on_digest, on_text=on_text, on_retry=on_retry, on_reading=on_reading,
-                             until=until)
+                             until=until, focus=focus)
     finally:
         signal.signal(signal.SIGINT, previous)
     kept = not args.no_history and (result.digest or result.answer)  # stopped before any evidence: nothing to keep

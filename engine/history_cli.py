@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 
+from .answer.selection import snippet
 from .errors import ChapterhouseError, StorageError
 
 
@@ -53,8 +54,9 @@ def run_history(args) -> int:
             print(f"No questions asked of {summary.title} yet. Ask one with: chapterhouse ask {book_id} \"QUESTION\"")
         else:
             for entry in entries:
+                about = _about(entry.result.get("focus"))
                 print(f"{entry.id:>4}  {time.strftime('%Y-%m-%d %H:%M', time.localtime(entry.asked_at))}  "
-                      f"{' '.join(entry.question.split())}  ({_gist(entry.result)})")
+                      f"{about}{' '.join(entry.question.split())}  ({_gist(entry.result)})")
     finally:
         journal.close()
     return 0
@@ -65,6 +67,14 @@ def _entry(entries, entry_id: int, title: str):
         if entry.id == entry_id:
             return entry
     raise ChapterhouseError(f"{title}: no question {entry_id} in its history (see `chapterhouse history`)")
+
+
+def _about(focus: dict | None) -> str:
+    """A question about a selected passage opens with that passage's first words."""
+    if not focus:
+        return ""
+    opening = snippet(focus["text"], 40)
+    return f"[about \u201c{opening}{'' if opening == focus['text'] else chr(0x2026)}\u201d] "
 
 
 def _gist(result: dict) -> str:

@@ -229,6 +229,40 @@ def test_a_question_about_one_scene_keeps_rank_order_within_its_chapter(session)
     assert len({node.section for node in spread.ranked[:3]}) == 3
 
 
+def test_a_question_about_a_selected_passage_leads_with_it(session):
+    from engine.answer.selection import snippet
+    from engine.errors import ChapterhouseError
+    from engine.index.store import PASSAGE
+
+    question = "Why does he say this?"
+    plain = {node.id for node in session.retrieve(question, budget=4).passages}
+    passages = sorted(session.context.store.nodes(kind=PASSAGE), key=lambda node: node.start)
+    chosen = next(node for node in passages[len(passages) // 2:] if node.id not in plain)
+    start, end = session.context.sentences(chosen)[1]
+    text = session.indexer.book.text
+    found = session.retrieve(question, budget=4, focus=(start, end))
+    pinned = [node_id for evidence in found.parts for node_id, sources in evidence.sources.items()
+              if sources == ["selection"]]
+    # One passage for a sentence, though overlapping passages hold it twice: the one it is nearest the middle of.
+    assert pinned == [found.ranked[0].id] and len(found.passages) <= 4
+    assert found.ranked[0].start <= start and end <= found.ranked[0].end
+    # The question is planned with the selection's opening words quoted: an anchor on the book's own words.
+    assert found.plan.question == f"{question} (about \u201c{snippet(text[start:end])}\u201d)"
+    assert any(snippet(text[start:end]) in part.anchors for part in found.plan.parts)
+    # A selection across three passages keeps the two that hold most of it.
+    first, middle, last = next((passages[i], passages[i + 1], passages[i + 2]) for i in range(len(passages) - 2)
+                               if passages[i].section == passages[i + 2].section)
+    wide = session.retrieve(question, budget=6, focus=(first.end - 10, last.end))
+    assert [node.id for node in wide.ranked[:2]] == [middle.id, last.id]  # of the first, only its last 10 characters
+    assert "selection" not in str([wide.parts[i].sources.get(node.id) for i in range(len(wide.parts))
+                                   for node in wide.ranked[2:]])
+    # Up to a reader's position before it, the selection is not used: no spoilers either way.
+    limited = session.retrieve(question, budget=4, focus=(start, end), until=start)
+    assert all(node.end <= start for node in limited.passages)
+    with pytest.raises(ChapterhouseError, match=r"^Black Beauty: characters \d+-\d+ are not text of the book"):
+        session.retrieve(question, focus=(len(text), len(text) + 5))
+
+
 def test_the_digest_quotes_the_book_and_cites_retrieved_passages(session):
     found = session.retrieve("What did the old horse say about the hare and the dogs?", budget=6)
     lines = session.digest(found)

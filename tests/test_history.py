@@ -111,3 +111,27 @@ def test_a_history_row_whose_record_is_damaged_is_listed_as_such(fixtures, capsy
         assert json.loads(out)["questions"][0]["result"]["damaged"] is True
     else:
         assert "its record is damaged: the answer's text only" in out
+
+
+def test_a_question_about_a_passage_from_the_command_line(fixtures, capsys):
+    book = str(fixtures / "three-chapters.txt")
+    code, out, err = _run(capsys, "ask", book, "Why was she called that?", "--about", "her NAME was\n  duchess",
+                          "--answers", "evidence", "--json")
+    assert code == 0, err
+    asked = json.loads(out)
+    focus = asked["focus"]
+    assert focus["text"] == "Her name was Duchess" and focus["label"] == "Chapter 1: My Early Home"
+    held = [passage for part in asked["parts"] for passage in part["passages"]
+            if passage["start"] <= focus["start"] and focus["end"] <= passage["end"]]
+    assert held and "Her name was Duchess" in held[0]["text"]
+    assert asked["plan"]["question"] == "Why was she called that? (about \u201cHer name was Duchess\u201d)"
+    code, out, _ = _run(capsys, "history", asked["book_id"])
+    assert "[about \u201cHer name was Duchess\u201d] Why was she called that?" in out
+    code, out, _ = _run(capsys, "history", asked["book_id"], "--show", str(asked["history_id"]))
+    assert "; about the passage in Chapter 1: My Early Home: \u201cHer name was Duchess\u201d*" in out
+    code, out, _ = _run(capsys, "retrieve", asked["book_id"], "Why was she called that?", "--about", "Her name was Duchess",
+                        "--json")
+    assert code == 0 and json.loads(out)["focus"] == focus
+    code, out, err = _run(capsys, "retrieve", asked["book_id"], "Who?", "--about", "a purple elephant")
+    assert code == 2 and err == ("chapterhouse: error: Three Chapters from Black Beauty: --about: \u201ca purple "
+                                 "elephant\u201d is not in the book's text (see `chapterhouse text`)\n")

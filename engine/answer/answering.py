@@ -64,6 +64,7 @@ class AnswerResult:
     discarded_draft: str = ""  # a draft that only restated the question, kept for the record
     written: bool = True  # False when the settings leave answers to the evidence digest alone
     reading_limit: dict | None = None  # {"until", "section", "label"}: nothing after a reader's position was used
+    focus: dict | None = None  # {"start", "end", "label", "text"}: the selected text the question is about
 
     def as_dict(self) -> dict:
         return {
@@ -75,7 +76,7 @@ class AnswerResult:
                       for part in self.retrieval.parts],
             "plan": self.plan.as_dict(), "plan_path": self.plan.path,
             "timings": self.timings, "tokens": self.tokens, "discarded_draft": self.discarded_draft,
-            "written": self.written, "reading_limit": self.reading_limit,
+            "written": self.written, "reading_limit": self.reading_limit, "focus": self.focus,
             "meaning_share": round(self.retrieval.meaning_share, 3),
         }
 

@@ -121,11 +121,17 @@ class BookContext:
         """The passages a reader's position falls inside (two where passages overlap)."""
         if until is None:
             return []
+        return [node for node in self.passages_overlapping(until, until) if (node.start or 0) < until]
+
+    def passages_overlapping(self, start: int, end: int) -> list[Node]:
+        """The passages that hold any of the text from `start` to `end` (or,
+        for an empty span, the place `start`), in book order."""
         if self._by_start is None:
-            self._by_start = sorted((start, node_id) for node_id, start in self.start_of.items())
-        before = bisect_left(self._by_start, (until, ""))
-        nearest = [self.store.node(node_id) for _, node_id in self._by_start[max(0, before - 3):before]]
-        return [node for node in nearest if node is not None and node.end is not None and node.end > until]
+            self._by_start = sorted((begin, node_id) for node_id, begin in self.start_of.items())
+        first = bisect_left(self._by_start, (start, ""))
+        last = bisect_left(self._by_start, (max(end, start + 1), ""))
+        nearest = [self.store.node(node_id) for _, node_id in self._by_start[max(0, first - 3):last]]
+        return [node for node in nearest if node is not None and node.end is not None and node.end > start]
 
     def read_part_vector(self, node: Node, until: int) -> np.ndarray | None:
         """A unit vector for a passage's text up to `until`: the mean of its

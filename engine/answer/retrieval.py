@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from ..index.search import RRF_K
 from ..index.store import SECTION_SUMMARY, Node
 from .planning import LOCAL, STOPWORDS, Plan, PlanPart, content_words, stem, words
+from .selection import FOCUS_PASSAGES
 
 MAX_PER_SECTION = 2
 WHOLE_QUESTION_WEIGHT = {"code": 4.0, "model": 1.0}
@@ -68,6 +69,7 @@ class Retrieval:
     # Share of the book's passages searched by meaning as well as by words:
     # under 1 while a new book's vectors are still being made.
     meaning_share: float = 1.0
+    focus: tuple[int, int] | None = None  # the span of text the question is about (a reader's selection)
 
     @property
     def ranked(self) -> list[Node]:
@@ -110,9 +112,10 @@ class Rarity:
 
 
 def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = None,
-             until: int | None = None) -> Retrieval:
+             until: int | None = None, focus: tuple[int, int] | None = None) -> Retrieval:
     """Passages for each part of the plan, at most `budget` in all; with
-    `until`, only the text before that offset."""
+    `until`, only the text before that offset; with `focus` (the span of
+    text the reader asks about), the passages holding it first."""
     features = features or Features()
     started = time.perf_counter()
     rankings = [_rank_part(part, plan, context, features, until) for part in plan.parts]
@@ -128,6 +131,12 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     chosen: dict[str, int] = {}
     per_section: Counter = Counter()
     picked_by_part = [set() for _ in parts]
+    for node in _focus_passages(context, focus, until)[:budget]:
+        index = _part_about(node, parts)
+        chosen[node.id] = index
+        per_section[node.section] += 1
+        picked_by_part[index].add(node.section)
+        parts[index].sources[node.id] = ["selection"]
     # Two rounds: first one passage per section (the answer usually spans
     # sections), then a second from a section already chosen. A one-part
     # question whose best passages crowd into one section is about one scene:
@@ -178,7 +187,40 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     for evidence in parts:
         evidence.passages.sort(key=lambda node: node.start or 0)
     return Retrieval(plan=plan, parts=parts, seconds=time.perf_counter() - started, order=list(chosen), until=until,
-                     meaning_share=context.meaning_share)
+                     meaning_share=context.meaning_share, focus=focus)
+
+
+def _focus_passages(context, focus: tuple[int, int] | None, until: int | None) -> list[Node]:
+    """The passages holding most of the selected text (none after `until`):
+    the one holding most, with the selection nearest its middle (passages
+    overlap: a sentence is often in two), then another only for what that
+    one lacks."""
+    if focus is None:
+        return []
+    start, end = focus
+    end = max(start + 1, end if until is None else min(end, until))
+    held = [node for node in context.passages_overlapping(start, end) if until is None or (node.start or 0) < until]
+
+    def overlap(node: Node) -> int:
+        return min(node.end, end) - max(node.start or 0, start)
+
+    middle = (start + end) / 2
+    held.sort(key=lambda node: (-overlap(node), abs((node.start or 0) + node.end - 2 * middle)))
+    kept: list[Node] = []
+    for node in held:
+        if len(kept) == FOCUS_PASSAGES:
+            break
+        holds = (max(node.start or 0, start), min(node.end, end))  # the part of the selection it holds
+        if not any((other.start or 0) <= holds[0] and holds[1] <= other.end for other in kept):
+            kept.append(node)
+    return sorted(kept, key=lambda node: node.start or 0)
+
+
+def _part_about(node: Node, parts: list[PartEvidence]) -> int:
+    """The part whose words the passage shares most (the one the selection's quote went to)."""
+    held = {stem(word) for word in content_words(node.text)}
+    shared = [len(held & {stem(word) for word in content_words(evidence.part.text)}) for evidence in parts]
+    return max(range(len(parts)), key=lambda index: (shared[index], index))
 
 
 def cut_at(node: Node, until: int | None) -> Node:

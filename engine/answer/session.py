@@ -16,6 +16,7 @@ from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing,
     not_found, resolve_citations
 from .digest import DigestLine, evidence_digest
 from .retrieval import Features, Retrieval, retrieve
+from .selection import about_question, focus_record
 
 
 # A question with a quoted paragraph in it fits; a pasted chapter does not: it
@@ -107,12 +108,15 @@ class AnswerSession:
             self._context = None
 
     def plan(self, question: str, planner: str = "code", cancel: CancelToken | None = None,
-             until: int | None = None) -> Plan:
+             until: int | None = None, focus: tuple[int, int] | None = None) -> Plan:
         """planner: "model" (guarded, with the code plan as fallback), "code", or
         "auto": the model unless it is a toy whose plans are not worth the wait.
-        With `until`, the plan knows the book only up to that offset."""
+        With `until`, the plan knows the book only up to that offset; with
+        `focus`, the question is about that span of the text."""
         check_question(question, self.indexer.book.title)
         context = self.context
+        if focus is not None:
+            question = about_question(question, context.book.text[focus[0]:focus[1]])
         if planner == "auto":
             planner = "code" if is_small(self.generator) else "model"
         characters = context.characters_known_by(until)
@@ -125,9 +129,22 @@ class AnswerSession:
         return plan
 
     def retrieve(self, question: str, budget: int = 12, planner: str = "code", features: Features | None = None,
-                 cancel: CancelToken | None = None, until: int | None = None) -> Retrieval:
-        return retrieve(self.plan(question, planner, cancel, until), self.context, budget=budget, features=features,
-                        until=until)
+                 cancel: CancelToken | None = None, until: int | None = None,
+                 focus: tuple[int, int] | None = None) -> Retrieval:
+        focus = self.checked_focus(focus)
+        return retrieve(self.plan(question, planner, cancel, until, focus), self.context, budget=budget,
+                        features=features, until=until, focus=focus)
+
+    def checked_focus(self, focus: tuple[int, int] | None) -> tuple[int, int] | None:
+        """A selection's span, refused in one line when it is not text of this book."""
+        if focus is None:
+            return None
+        start, end = focus
+        text = self.indexer.book.text
+        if not 0 <= start < end <= len(text) or not text[start:end].strip():
+            raise ChapterhouseError(f"{self.indexer.book.title}: characters {start}-{end} are not text of the book "
+                                    f"(it has {len(text):,})")
+        return start, end
 
     def digest_text(self, retrieval: Retrieval) -> str:
         return " ".join(line.text for line in self.digest(retrieval))
@@ -163,20 +180,24 @@ class AnswerSession:
         return self.writes_answers and not is_small(self.generator)
 
     def ask(self, question: str, budget: int = 12, planner: str = "auto", cancel: CancelToken | None = None,
-            on_digest=None, on_text=None, on_retry=None, on_reading=None, until: int | None = None) -> AnswerResult:
+            on_digest=None, on_text=None, on_retry=None, on_reading=None, until: int | None = None,
+            focus: tuple[int, int] | None = None) -> AnswerResult:
         """Plan, retrieve, digest, answer. `on_digest` gets the digest as soon as
         it exists (before any answer text), `on_reading(done, total,
         seconds_left)` the model's progress through the prompt in tokens,
         `on_text` each piece of the answer, `on_retry` a notice that the answer
         restarts with more passages. With `until` (a reader's position in the
-        text), nothing after it is used: no spoilers."""
+        text), nothing after it is used: no spoilers. With `focus` (start and
+        end of a span of the text: a reader's selection), the question is
+        about that span, and the passages holding it lead the evidence."""
         cancel = cancel or CancelToken()
         started = time.perf_counter()
+        focus = self.checked_focus(focus)
         if planner == "auto" and not self.writes_answers:
             planner = "code"
-        plan = self.plan(question, planner, cancel, until)
+        plan = self.plan(question, planner, cancel, until, focus)
         planned = time.perf_counter()
-        retrieval = retrieve(plan, self.context, budget=budget, until=until)
+        retrieval = retrieve(plan, self.context, budget=budget, until=until, focus=focus)
         # The evidence shown first is timed, not a retry's wider retrieval.
         retrieval_seconds = retrieval.seconds
         digest = self.digest(retrieval)
@@ -185,6 +206,7 @@ class AnswerSession:
             on_digest(digest, retrieval)
         labels = {s.ordinal: s.label for s in self.context.book.sections}
         limit = self.context.reading_limit(until)
+        about = focus_record(self.context, focus) if focus is not None else None
 
         def timings(first_token: float | None) -> dict:
             return {"planning": round(planned - started, 3), "retrieval": round(retrieval_seconds, 4),
@@ -196,7 +218,7 @@ class AnswerSession:
             return AnswerResult(
                 question=question, answer="", lead="digest", citations=[], citations_dropped=0, not_found=False,
                 retried=False, digest=digest, retrieval=retrieval, plan=plan, cancelled=cancel.cancelled,
-                labels=labels, written=False, timings=timings(None), reading_limit=limit,
+                labels=labels, written=False, timings=timings(None), reading_limit=limit, focus=about,
                 tokens={"prompt": 0, "processed": 0, "generated": 0})
         draft = not self.answer_leads
         shown = DRAFT_PASSAGES if draft else None
@@ -207,7 +229,7 @@ class AnswerSession:
         if (generated["finish"] != "cancelled" and not_found(generated["text"]) and budget < RETRY_BUDGET
                 and not draft):
             retried = True
-            retrieval = retrieve(plan, self.context, budget=RETRY_BUDGET, until=until)
+            retrieval = retrieve(plan, self.context, budget=RETRY_BUDGET, until=until, focus=focus)
             if on_retry is not None:
                 on_retry(retrieval)
             first = generated
@@ -225,6 +247,6 @@ class AnswerSession:
             citations=citations, citations_dropped=dropped, not_found=not_found(answer), retried=retried,
             digest=digest, retrieval=retrieval, plan=plan, cancelled=generated["finish"] == "cancelled",
             labels=labels, discarded_draft=discarded, timings=timings(generated["first_token"]), reading_limit=limit,
-            tokens={"prompt": generated["prompt"], "processed": generated["processed"],
+            focus=about, tokens={"prompt": generated["prompt"], "processed": generated["processed"],
                     "generated": generated["generated"]},
         )

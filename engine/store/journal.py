@@ -233,7 +233,9 @@ def entry_markdown(entry: HistoryEntry) -> str:
     asked = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.asked_at))
     limit = result.get("reading_limit")
     scope = f"; from the book up to where the reader had read, in {limit['label']}" if limit else ""
-    lines = [f"## {entry.question}", "", f"*Asked {asked}{scope}*", ""]
+    focus = result.get("focus")
+    about = f"; about the passage in {focus['label']}: {quoted(focus['text'])}" if focus else ""
+    lines = [f"## {entry.question}", "", f"*Asked {asked}{scope}{about}*", ""]
     digest = result.get("digest", [])
     if digest:
         lines.append("**Evidence**")

@@ -1,0 +1,61 @@
+"""A passage the reader picked out to ask about: a selection in the app's
+reader, or `--about TEXT` on the command line. The passages that hold it are
+pinned into the evidence, and its opening words are added to the question as
+a quoted phrase, so the plan anchors on them and the ranking, the answer's
+prompt and the history all say what "this" is."""
+
+from __future__ import annotations
+
+import re
+
+# The longest quoted phrase the code planner takes as an anchor (planning._QUOTED).
+SNIPPET_CHARACTERS = 60
+# A selection across more passages than this keeps those holding most of it:
+# the rest of the budget stays for the rest of the book.
+FOCUS_PASSAGES = 2
+# What the record keeps of the selected text (a selection can be a chapter).
+SHOWN_CHARACTERS = 200
+
+
+def snippet(text: str, limit: int = SNIPPET_CHARACTERS) -> str:
+    """The selection's opening words, whole words only and exactly as the book
+    has them (so that, quoted, they match it as a phrase)."""
+    words = text.split()
+    kept: list[str] = []
+    for word in words:
+        if len(" ".join(kept + [word])) > limit:
+            break
+        kept.append(word)
+    if not kept and words:
+        kept = [words[0][:limit]]
+    return " ".join(kept).strip(" ,;:-\u2014\"'\u201c\u201d\u2018\u2019")
+
+
+def about_question(question: str, text: str) -> str:
+    """The question as planned and answered: the reader's words, then what they are about."""
+    return f"{question.strip()} (about \u201c{snippet(text)}\u201d)"
+
+
+def shown_text(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= SHOWN_CHARACTERS else text[:SHOWN_CHARACTERS].rsplit(" ", 1)[0] + "\u2026"
+
+
+def find_in_text(book_text: str, wanted: str, until: int | None = None) -> tuple[int, int] | None:
+    """Where the words of `wanted` first stand in the book, whatever the
+    spacing, line breaks and case in between (None: nowhere, or only after
+    `until`)."""
+    words = wanted.split()
+    if not words:
+        return None
+    pattern = re.compile(r"\s+".join(re.escape(word) for word in words), re.IGNORECASE)
+    found = pattern.search(book_text, 0, len(book_text) if until is None else until)
+    return found.span() if found else None
+
+
+def focus_record(context, focus: tuple[int, int]) -> dict:
+    """What is kept of a selection with the answer: its span, where it is, its opening."""
+    start, end = focus
+    section = context.book.section_at(start)
+    return {"start": start, "end": end, "label": section.display_name if section else "the opening pages",
+            "text": shown_text(context.book.text[start:end])}
