@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QTabWidget,
     QTextBrowser,
+    QToolButton,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -31,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.answer.digest import quoted
+from engine.answer.selection import focus_record, opening, shown_text
 from engine.durations import duration_text
 from engine.llm.types import CancelToken
 
@@ -105,6 +107,23 @@ class AskPanel(QWidget):
         row.addWidget(self.question, 1)
         row.addWidget(self.ask_button, 0, Qt.AlignmentFlag.AlignTop)  # beside the first line of a long question
         row.addWidget(self.stop_button, 0, Qt.AlignmentFlag.AlignTop)
+        # A passage selected in the reader that the next question is about.
+        self.focus: tuple[int, int] | None = None
+        self.about = QLabel(self)
+        self.about.setWordWrap(True)
+        self.about.setTextFormat(Qt.TextFormat.PlainText)
+        self.about_clear = QToolButton(self)
+        self.about_clear.setText("\u00d7")
+        self.about_clear.setAutoRaise(True)
+        self.about_clear.setToolTip("Ask about the whole book instead")
+        self.about_clear.setAccessibleName("Ask about the whole book instead")
+        self.about_clear.clicked.connect(self.clear_focus)
+        self.about_row = QWidget(self)
+        about_layout = QHBoxLayout(self.about_row)
+        about_layout.setContentsMargins(0, 0, 0, 0)
+        about_layout.addWidget(self.about, 1)
+        about_layout.addWidget(self.about_clear, 0, Qt.AlignmentFlag.AlignTop)
+        self.about_row.hide()
         self.so_far = QCheckBox(_SO_FAR, self)
         self.so_far.setToolTip("Answer from the book up to where you have read: nothing after it is searched, quoted "
                                "or summarised, so nothing later is given away. It is the furthest place you read on "
@@ -154,6 +173,7 @@ class AskPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(row)
+        layout.addWidget(self.about_row)
         layout.addWidget(self.so_far)
         layout.addWidget(self.status)
         layout.addWidget(self.book_map)
@@ -183,9 +203,7 @@ class AskPanel(QWidget):
         for widget in (self.question, self.ask_button, self.export_button, self.so_far):
             widget.setEnabled(enabled)
         self.so_far.setText(_SO_FAR)  # where it ends comes with the book's page (show_read_to)
-        # The panel stays beside the library too: say which book it asks about.
-        self.question.setPlaceholderText(f"Ask about {book.title.split(':')[0]}\u2026" if book is not None
-                                         else "Ask about this book\u2026")
+        self.clear_focus()
         if book is not None:
             self.book_map.set_book(book)
         self.answer_view.clear()
@@ -195,6 +213,25 @@ class AskPanel(QWidget):
         self.status.setText("" if enabled else "Open a book to ask about it.")
         self.result = None
         self._asked = ""
+
+    def set_focus(self, start: int, end: int) -> None:
+        """Make the next question about this span of the book (a selection)."""
+        if self.book is None:
+            return
+        self.focus = (start, end)
+        section = self.book.section_at(start)
+        where = section.display_name if section is not None else "the opening pages"
+        self.about.setText(f"About the passage in {where}: {quoted(shown_text(self.book.text[start:end]))}")
+        self.about.setToolTip("The next question is about this passage: it leads the evidence")
+        self.about_row.show()
+        self.question.setPlaceholderText("Ask about the selected passage\u2026")
+
+    def clear_focus(self) -> None:
+        self.focus = None
+        self.about_row.hide()
+        # The panel stays beside the library too: say which book it asks about.
+        self.question.setPlaceholderText(f"Ask about {self.book.title.split(':')[0]}\u2026"
+                                         if self.book is not None else "Ask about this book\u2026")
 
     def show_read_to(self, section) -> None:
         """Say where "what I have read" ends: in `section`, or in the opening pages (None)."""
@@ -213,8 +250,10 @@ class AskPanel(QWidget):
         for entry in reversed(entries):
             limit = (entry.result or {}).get("reading_limit")
             # An answer limited to what had been read says so: asked again now, it may say more.
-            item = QListWidgetItem(f"[up to {limit['label'].split(':')[0]}] {entry.question}" if limit
-                                   else entry.question)
+            focus = (entry.result or {}).get("focus")
+            about = f"[about \u201c{opening(focus['text'])}\u201d] " if focus else ""
+            item = QListWidgetItem(f"[up to {limit['label'].split(':')[0]}] {about}{entry.question}" if limit
+                                   else f"{about}{entry.question}")
             item.setData(SPAN_ROLE, entry.result)
             item.setData(ENTRY_ROLE, entry.id)
             item.setToolTip(entry.answer[:400])
@@ -263,6 +302,8 @@ class AskPanel(QWidget):
         budget = self.budget
         book_id = self.book.book_id
         until = self.reading_until()
+        focus = self.focus
+        self.clear_focus()  # the next question is about the whole book again, unless the reader selects anew
 
         def work(context):
             session = provider(book_id, cancel, lambda text: relay.notice.emit(ticket, text))
@@ -274,7 +315,8 @@ class AskPanel(QWidget):
                                                                      _digest_payload(session, lines, retrieval)),
                 on_text=lambda piece: self._receive(ticket, piece),
                 on_retry=lambda retrieval: relay.retry.emit(ticket),
-                on_reading=lambda done, total, left: relay.reading.emit(ticket, done, total, left), until=until)
+                on_reading=lambda done, total, left: relay.reading.emit(ticket, done, total, left), until=until,
+                focus=focus)
             return result.as_dict()
 
         def unless_stale(handler):
@@ -428,6 +470,10 @@ class AskPanel(QWidget):
         if page and limit:
             page = (f"<p><i>From the book up to where you have read, in {html.escape(limit['label'])}: "
                     "nothing after it is used.</i></p>") + page
+        focus = result.get("focus")
+        if page and focus:
+            page = (f"<p><i>About the passage in {html.escape(focus['label'])}: "
+                    f"{html.escape(quoted(focus['text']))}</i></p>") + page
         if page and self._asked:  # the line above may show only part of it, or another question being typed
             page = f"<p><b>{html.escape(self._asked)}</b></p>" + page
         bar = self.answer_view.verticalScrollBar()
@@ -511,6 +557,9 @@ class AskPanel(QWidget):
         result = item.data(SPAN_ROLE) or {}
         if result.get("question") and self.cancel is None:
             self.question.setText(result["question"])
+            focus = result.get("focus")
+            if focus:
+                self.set_focus(focus["start"], focus["end"])
             self.ask()
 
     def eventFilter(self, watched, event) -> bool:
@@ -549,6 +598,7 @@ def _digest_payload(session, lines, retrieval) -> dict:
         "lead": "answer" if session.answer_leads else "digest",
         "written": session.writes_answers,
         "reading_limit": session.context.reading_limit(retrieval.until),
+        "focus": focus_record(session.context, retrieval.focus) if retrieval.focus else None,
         "meaning_share": round(retrieval.meaning_share, 3),
     }
 

@@ -204,6 +204,7 @@ class MainWindow(QMainWindow):
         self.ask_panel.export_button.clicked.connect(self.export_history)
         self.ask_panel.historyDeleteRequested.connect(self.delete_history_entry)
         self.ask_panel.historyShown.connect(self.reload_history)
+        self.reader.askAboutRequested.connect(self.ask_about)
         self.ask_panel.session_provider = self._session_for
         self.ask_panel.read_to_provider = self.reader.read_to
         # Not on every scroll: reading how far the reader has read would note the
@@ -263,6 +264,10 @@ class MainWindow(QMainWindow):
                                   "Find in the book (Ctrl+F)")
         self.ask_action = action("&Ask a Question", QKeySequence("Ctrl+K"), self.focus_question, book_menu, True,
                                  "Ask about this book (Ctrl+K)")
+        self.ask_about_action = action("Ask About the &Selection", QKeySequence("Ctrl+Shift+K"),
+                                       self.reader.ask_about_selection, book_menu)
+        self.ask_about_action.setEnabled(False)
+        self.reader.copyAvailable.connect(self.ask_about_action.setEnabled)
         self.stop_action = action("&Stop Answering", QKeySequence("Ctrl+."), self.ask_panel.stop, book_menu)
         book_menu.addSeparator()
         self.read_to_page_action = action("I Have &Read Up to This Page", None, self.read_up_to_this_page, book_menu)
@@ -299,6 +304,11 @@ class MainWindow(QMainWindow):
     def focus_question(self) -> None:
         self.ask_panel.question.setFocus()
         self.ask_panel.question.selectAll()
+
+    def ask_about(self, start: int, end: int) -> None:
+        """The next question is about a passage selected in the reader."""
+        self.ask_panel.set_focus(start, end)
+        self.focus_question()
 
     # ------------------------------------------------------------ library
 

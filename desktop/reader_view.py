@@ -55,6 +55,19 @@ class OffsetMap:
         return self.block_positions[index] + inner + wide
 
 
+    def to_text(self, position: int) -> int:
+        """The stored-text offset of a document position (a selection's end)."""
+        if not self.block_positions:
+            return 0
+        index = max(0, bisect_right(self.block_positions, position) - 1)
+        start, end = self.paragraph_starts[index], self.paragraph_ends[index]
+        units, offset = position - self.block_positions[index], start
+        while units > 0 and offset < end:  # Qt counts UTF-16 units; characters outside the BMP take two
+            units -= 2 if ord(self.text[offset]) > 0xFFFF else 1
+            offset += 1
+        return offset
+
+
 def reader_font() -> QFont:
     font = QFont()
     font.setFamilies(["Literata", "Georgia", "Charter", "Cambria", "DejaVu Serif", "Noto Serif", "Times New Roman", "serif"])
@@ -162,6 +175,7 @@ class ReaderView(QTextBrowser):
 
     positionChanged = Signal(int)  # stored-text offset at the top of the view
     readToChanged = Signal(int)  # how far the reader has read (ReadingProgress)
+    askAboutRequested = Signal(int, int)  # the stored-text span of the selection to ask about
     MIN_POINT_SIZE, MAX_POINT_SIZE = 9.0, 30.0
 
     def __init__(self, parent=None):
@@ -453,11 +467,29 @@ class ReaderView(QTextBrowser):
         """Where the paragraph under a point of the viewport ends."""
         return self._map.paragraph_ends[self._paragraph_at(self.verticalScrollBar().value() + point.y())]
 
+    def selected_span(self) -> tuple[int, int] | None:
+        """The stored-text span of the text selected, if any of it is text."""
+        cursor = self.textCursor()
+        if self._map is None or not cursor.hasSelection() or not cursor.selectedText().strip():
+            return None
+        start, end = self._map.to_text(cursor.selectionStart()), self._map.to_text(cursor.selectionEnd())
+        return (start, end) if end > start else None
+
+    def ask_about_selection(self) -> None:
+        span = self.selected_span()
+        if span is not None:
+            self.askAboutRequested.emit(*span)
+
     def context_menu(self, point: QPoint) -> QMenu:
-        """The standard menu (copy, select all) and, on the text, "I have read up to here"."""
+        """The standard menu (copy, select all) and, on the text, "ask about
+        the selection" and "I have read up to here"."""
         menu = self.createStandardContextMenu(point)
         if self._map is not None:
             menu.addSeparator()
+            if self.selected_span() is not None:
+                ask = menu.addAction("Ask About the Selection")
+                ask.setStatusTip("Ask a question about the selected passage: it leads the evidence")
+                ask.triggered.connect(self.ask_about_selection)
             offset = self.paragraph_end_at(point)
             mark = menu.addAction("I Have Read Up to Here")
             mark.setStatusTip("Questions asked only from what you have read use the book up to this paragraph")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import time
 
-from .answer.selection import snippet
+from .answer.selection import opening
 from .errors import ChapterhouseError, StorageError
 
 
@@ -71,10 +71,7 @@ def _entry(entries, entry_id: int, title: str):
 
 def _about(focus: dict | None) -> str:
     """A question about a selected passage opens with that passage's first words."""
-    if not focus:
-        return ""
-    opening = snippet(focus["text"], 40)
-    return f"[about \u201c{opening}{'' if opening == focus['text'] else chr(0x2026)}\u201d] "
+    return f"[about \u201c{opening(focus['text'])}\u201d] " if focus else ""
 
 
 def _gist(result: dict) -> str:

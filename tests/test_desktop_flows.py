@@ -1345,3 +1345,72 @@ def test_the_library_is_worked_from_the_keyboard(qtbot, fixtures, monkeypatch):
         qtbot.mouseClick(view.table.viewport(), Qt.MouseButton.LeftButton, pos=place)  # as a real double click begins
         qtbot.mouseDClick(view.table.viewport(), Qt.MouseButton.LeftButton, pos=place)
     assert window.book.title == "Black Beauty"
+
+
+def test_a_question_about_a_passage_selected_in_the_reader(qtbot, fixtures, monkeypatch):
+    """Select text, right-click, Ask About the Selection: the next question is
+    about it (its passage leads the evidence) and the history says so."""
+    from PySide6.QtGui import QTextCursor
+
+    from engine.index.indexer import BookIndexer
+    from engine.llm.settings import ModelSettings
+
+    ModelSettings(answers="evidence").save()
+    library = Library()
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    BookIndexer(library, book_id).run(up_to=1)
+    window = _window(qtbot)
+    with qtbot.waitSignal(window.bookOpened, timeout=20000):
+        window.open_book(book_id)
+    reader, panel = window.reader, window.ask_panel
+    text = window.book.text
+    start = text.index("Her name was Duchess")
+    end = start + len("Her name was Duchess")
+    assert not window.ask_about_action.isEnabled()
+    cursor = reader.document_span(start, end)
+    reader.setTextCursor(cursor)
+    assert window.ask_about_action.isEnabled() and reader.selected_span() == (start, end)
+    point = reader.cursorRect(cursor).center()
+    menu = reader.context_menu(point)
+    ask_about = next(action for action in menu.actions() if action.text() == "Ask About the Selection")
+    ask_about.trigger()
+    menu.deleteLater()
+    assert panel.about_row.isVisible() and panel.focus == (start, end)
+    assert panel.about.text() == "About the passage in Chapter 1: My Early Home: \u201cHer name was Duchess\u201d"
+    assert panel.question.hasFocus()
+    panel.question.setText("Why was she called that?")
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as finished:
+        panel.ask()
+    assert not panel.about_row.isVisible() and panel.focus is None  # the next question is about the book again
+    result = finished.args[0]
+    assert result["focus"]["start"] == start and result["focus"]["text"] == "Her name was Duchess"
+    first = [passage for part in result["parts"] for passage in part["passages"]]
+    assert any(passage["start"] <= start and end <= passage["end"] for passage in first)
+    assert "About the passage in Chapter 1: My Early Home" in panel.answer_view.toPlainText()
+    qtbot.waitUntil(lambda: panel.history.count() == 1, timeout=10000)
+    assert panel.history.item(0).text() == "[about \u201cHer name was Duchess\u201d] Why was she called that?"
+    # Asked again from the history, it is about the same passage.
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as again:
+        panel.ask_again(panel.history.item(0))
+    assert again.args[0]["focus"] == result["focus"]
+    # Nothing selected, nothing to ask about.
+    reader.moveCursor(QTextCursor.MoveOperation.Start)
+    assert reader.selected_span() is None and not window.ask_about_action.isEnabled()
+
+
+def test_a_selection_maps_back_to_the_books_text_across_wide_characters(tmp_path):
+    """Qt counts a character outside the Basic Multilingual Plane as two
+    positions; a selection after one must still name the book's own span."""
+    from desktop.reader_view import build_document
+    from engine.importer import parse_book
+
+    path = tmp_path / "wide.txt"
+    path.write_text("A Title\n\nCHAPTER I\n\nThe \U0001d504 sign and \U0001f600 then Duchess ran.\n"
+                    "A second line of the same paragraph.\n\nAnother paragraph with Duchess.\n", encoding="utf-8")
+    book = parse_book(path)
+    create_application()
+    _document, offsets = build_document(book)
+    for paragraph in book.paragraphs:
+        for offset in range(paragraph.start, paragraph.end + 1):
+            assert offsets.to_text(offsets.to_document(offset)) == offset
+    assert "\U0001f600" in book.text  # the wide characters are there to be counted

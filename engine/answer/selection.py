@@ -31,6 +31,12 @@ def snippet(text: str, limit: int = SNIPPET_CHARACTERS) -> str:
     return " ".join(kept).strip(" ,;:-\u2014\"'\u201c\u201d\u2018\u2019")
 
 
+def opening(text: str, limit: int = 40) -> str:
+    """A selection's first words for a list of questions, marked where cut."""
+    words = snippet(text, limit)
+    return words if words == " ".join(text.split()) else words + "\u2026"
+
+
 def about_question(question: str, text: str) -> str:
     """The question as planned and answered: the reader's words, then what they are about."""
     return f"{question.strip()} (about \u201c{snippet(text)}\u201d)"
