@@ -6,9 +6,10 @@
 Runs offscreen (QT_QPA_PLATFORM=offscreen) with a fresh library in a
 temporary folder and the embedded default models: the library while a book
 indexes, the reader, find in book, an answer with citations and the book
-map, a followed citation, the settings dialog, evidence only, and a question
-limited to what the reader has read, and a question on a long book just
-imported, answered by its words while its vectors are still being made.
+map, a followed citation, the settings dialog, evidence only, a question
+limited to what the reader has read, a question about a passage selected in
+the reader, and a question on a long book just imported, answered by its
+words while its vectors are still being made.
 """
 
 from __future__ import annotations
@@ -146,6 +147,20 @@ def main() -> int:
     wait(lambda: bool(done), 120)
     shot("9-only-what-i-have-read")
     window.ask_panel.so_far.setChecked(False)
+
+    # A passage selected in the reader, then Ask About the Selection.
+    text = window.book.text
+    start = text.index("It's a wonderful knocker!")
+    window.reader.scroll_to_offset(start)
+    wait(lambda: window.reader.is_offset_visible(start), 10)
+    window.reader.setTextCursor(window.reader.document_span(start, start + len("It's a wonderful knocker!")))
+    window.reader.ask_about_selection()
+    window.ask_panel.question.setText("Why does he say this?")
+    shot("11-ask-about-the-selection")
+    done.clear()
+    window.ask_panel.ask()
+    wait(lambda: bool(done), 120)
+    shot("12-answer-about-the-selection")
     window.open_book(excerpt)
     wait(lambda: window.book is not None and window.book.book_id == excerpt, 30)
 
