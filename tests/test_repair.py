@@ -248,3 +248,28 @@ def test_a_page_spoilt_inside_the_books_text_is_one_line_and_repaired(library, f
         assert result.stderr.startswith(f"chapterhouse: error: {database}: the book's database is damaged (")
     repair_book(library, book_id)
     assert "perhaps the hare will" in library.load(book_id).text
+
+
+def test_a_books_text_changed_on_disk_where_sqlite_cannot_tell_is_one_line_and_repaired(library, fixtures,
+                                                                                          chapterhouse_home):
+    """Bytes changed inside the stored text leave SQLite's own structure
+    whole: the text read as garbage, quoted as the book's words."""
+    book_id = library.import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    database = library.folder(book_id) / "book.sqlite"
+    with sqlite3.connect(database) as connection:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    connection.close()
+    data = bytearray(database.read_bytes())
+    at = data.index(b"perhaps the hare will")
+    data[at:at + 7] = b"pe#h@ps"
+    database.write_bytes(bytes(data))
+    with sqlite3.connect(database) as connection:  # SQLite finds nothing wrong
+        assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    connection.close()
+    with pytest.raises(BookDamagedError, match=r"\(the book's text no longer matches what was imported\); repair "):
+        library.load(book_id)
+    result = subprocess.run([sys.executable, "-m", "engine", "text", book_id], capture_output=True, text=True,
+                            cwd=ROOT, env={**os.environ, "CHAPTERHOUSE_HOME": str(chapterhouse_home)})
+    assert result.returncode == 2 and result.stdout == "" and result.stderr.count("\n") == 1
+    repair_book(library, book_id)
+    assert "perhaps the hare will" in library.load(book_id).text

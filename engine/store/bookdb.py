@@ -13,7 +13,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..book import Book, Paragraph, Part, Section
+from ..book import Book, Paragraph, Part, Section, text_id
 from ..errors import BookDamagedError
 
 SCHEMA_VERSION = 1
@@ -223,7 +223,14 @@ class BookDatabase:
         return dict(self._connection.execute("SELECT key, value FROM metadata"))
 
     def text(self) -> str:
-        return self._connection.execute("SELECT text FROM content WHERE id = 1").fetchone()[0]
+        """The book's text, checked against its id (a hash of the text made at
+        import): SQLite notices a spoilt page of its own structure, not bytes
+        changed inside the text it holds, which would read as garbage."""
+        text = self._connection.execute("SELECT text FROM content WHERE id = 1").fetchone()[0]
+        stored_id = self._connection.execute("SELECT value FROM metadata WHERE key = 'book_id'").fetchone()
+        if stored_id is None or text_id(text) != stored_id[0]:
+            raise BookDamagedError(self.path, "the book's text no longer matches what was imported")
+        return text
 
     def text_span(self, start: int, end: int) -> str:
         # substr() is 1-based and counts characters, like Python slicing.
