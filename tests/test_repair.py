@@ -5,6 +5,7 @@ cannot be done."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sqlite3
@@ -273,3 +274,31 @@ def test_a_books_text_changed_on_disk_where_sqlite_cannot_tell_is_one_line_and_r
     assert result.returncode == 2 and result.stdout == "" and result.stderr.count("\n") == 1
     repair_book(library, book_id)
     assert "perhaps the hare will" in library.load(book_id).text
+
+
+def test_a_passage_changed_on_disk_where_sqlite_cannot_tell_is_one_line_and_repaired(library, fixtures,
+                                                                                        chapterhouse_home):
+    book_id = library.import_book(fixtures / "black-beauty-excerpt.txt").book_id
+    BookIndexer(library, book_id).run(up_to=1)
+    database = library.folder(book_id) / "book.sqlite"
+    with sqlite3.connect(database) as connection:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    connection.close()
+    data = bytearray(database.read_bytes())
+    copies = [found.start() for found in re.finditer(b"perhaps the hare will", data)]
+    assert len(copies) >= 2  # the book's text, then its passage's
+    data[copies[1]:copies[1] + 7] = b"pe#h@ps"
+    database.write_bytes(bytes(data))
+    env = {**os.environ, "CHAPTERHOUSE_HOME": str(chapterhouse_home)}
+    question = "What did the old horse say about the hare?"
+    result = subprocess.run([sys.executable, "-m", "engine", "retrieve", book_id, question], capture_output=True,
+                            text=True, cwd=ROOT, env=env)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert re.match(rf"chapterhouse: error: {re.escape(str(database))}: the book's database is damaged \(index "
+                    r"record p\d+\.\d+ no longer matches the book's text\); repair the book", result.stderr)
+    repair_book(library, book_id)
+    BookIndexer(library, book_id).run(up_to=1)
+    result = subprocess.run([sys.executable, "-m", "engine", "retrieve", book_id, question, "--json"],
+                            capture_output=True, text=True, cwd=ROOT, env=env)
+    assert result.returncode == 0 and any("perhaps the hare will" in passage["text"]
+                                          for passage in json.loads(result.stdout)["passages"])

@@ -12,6 +12,7 @@ from functools import cached_property
 import numpy as np
 
 from ..book import Book
+from ..errors import BookDamagedError
 from ..index.builders import writer_parameters
 from ..index.chunking import sentence_spans
 from ..index.search import BookSearch
@@ -45,6 +46,11 @@ class BookContext:
     @classmethod
     def load(cls, book: Book, store: IndexStore, search: BookSearch) -> "BookContext":
         passages = store.nodes(kind=PASSAGE)
+        # Passages are the book's own words, quoted as such: bytes changed on
+        # disk inside one (which SQLite cannot tell) would be quoted as the book's.
+        changed = next((node for node in passages if node.text != book.text[node.start:node.end]), None)
+        if changed is not None:
+            raise BookDamagedError(store.path, f"index record {changed.id} no longer matches the book's text")
         cards = {node.id.split(":", 1)[1]: node for node in store.nodes(kind=CARD)}
         has_summaries = store.count(SECTION_SUMMARY) > 0
         return cls(book=book, store=store, search=search, rarity=Rarity(passages),
