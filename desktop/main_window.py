@@ -205,6 +205,7 @@ class MainWindow(QMainWindow):
         self.ask_panel.historyDeleteRequested.connect(self.delete_history_entry)
         self.ask_panel.historyShown.connect(self.reload_history)
         self.reader.askAboutRequested.connect(self.ask_about)
+        self.reader.findRequested.connect(self.find_words)
         self.ask_panel.session_provider = self._session_for
         self.ask_panel.read_to_provider = self.reader.read_to
         # Not on every scroll: reading how far the reader has read would note the
@@ -289,11 +290,17 @@ class MainWindow(QMainWindow):
         self.refresh_library()
 
     def find_in_book(self) -> None:
-        """Ctrl+F: find in the open book, or on the library page, filter it."""
+        """Ctrl+F: find in the open book (the words selected, if any), or on
+        the library page, filter it."""
         if self.pages.currentIndex() == _LIBRARY_PAGE:
             self.library_view.find()
         elif self.book is not None:
-            self.find_bar.open_bar()
+            self.find_words(self.reader.selected_words())
+
+    def find_words(self, words: str | None) -> None:
+        if words:
+            self.find_bar.field.setText(words)
+        self.find_bar.open_bar()
 
     def _page_shown(self, page: int) -> None:
         on_library = page == _LIBRARY_PAGE

@@ -176,6 +176,7 @@ class ReaderView(QTextBrowser):
     positionChanged = Signal(int)  # stored-text offset at the top of the view
     readToChanged = Signal(int)  # how far the reader has read (ReadingProgress)
     askAboutRequested = Signal(int, int)  # the stored-text span of the selection to ask about
+    findRequested = Signal(str)  # words selected, to find through the book
     MIN_POINT_SIZE, MAX_POINT_SIZE = 9.0, 30.0
 
     def __init__(self, parent=None):
@@ -475,6 +476,13 @@ class ReaderView(QTextBrowser):
         start, end = self._map.to_text(cursor.selectionStart()), self._map.to_text(cursor.selectionEnd())
         return (start, end) if end > start else None
 
+    def selected_words(self) -> str | None:
+        """The selection when it is a few words on one line (what find can look for)."""
+        selected = self.textCursor().selectedText()
+        if not selected.strip() or len(selected) > 60 or any(mark in selected for mark in "\u2029\u2028\n"):
+            return None
+        return selected.strip()
+
     def ask_about_selection(self) -> None:
         span = self.selected_span()
         if span is not None:
@@ -490,6 +498,10 @@ class ReaderView(QTextBrowser):
                 ask = menu.addAction("Ask About the Selection")
                 ask.setStatusTip("Ask a question about the selected passage: it leads the evidence")
                 ask.triggered.connect(self.ask_about_selection)
+            words = self.selected_words()
+            if words is not None:
+                find = menu.addAction(f"Find \u201c{words}\u201d in the Book")
+                find.triggered.connect(lambda: self.findRequested.emit(words))
             offset = self.paragraph_end_at(point)
             mark = menu.addAction("I Have Read Up to Here")
             mark.setStatusTip("Questions asked only from what you have read use the book up to this paragraph")

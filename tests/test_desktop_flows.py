@@ -1396,6 +1396,19 @@ def test_a_question_about_a_passage_selected_in_the_reader(qtbot, fixtures, monk
     # Nothing selected, nothing to ask about.
     reader.moveCursor(QTextCursor.MoveOperation.Start)
     assert reader.selected_span() is None and not window.ask_about_action.isEnabled()
+    # The menu's Find looks for the words selected through the book; so does Ctrl+F with them selected.
+    reader.setTextCursor(reader.document_span(start, end))
+    menu = reader.context_menu(point)
+    next(action for action in menu.actions() if action.text() == "Find \u201cHer name was Duchess\u201d in the Book"
+         ).trigger()
+    menu.deleteLater()
+    assert window.find_bar.isVisible() and window.find_bar.field.text() == "Her name was Duchess"
+    assert window.find_bar.count.text() == f"1 of {text.count('Her name was Duchess')}"
+    window.find_bar.close_bar()
+    other = text.index("hare")
+    reader.setTextCursor(reader.document_span(other, other + 4))
+    qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert window.find_bar.field.text() == "hare" and window.find_bar.field.hasFocus()
 
 
 def test_a_selection_maps_back_to_the_books_text_across_wide_characters(tmp_path):
