@@ -11,10 +11,12 @@ from __future__ import annotations
 import html
 import re
 import threading
+import time
 
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QApplication,
     QCheckBox,
     QHBoxLayout,
     QLabel,
@@ -34,6 +36,7 @@ from PySide6.QtWidgets import (
 from engine.answer.digest import quoted
 from engine.answer.selection import focus_record, opening, shown_text
 from engine.durations import duration_text
+from engine.store.journal import HistoryEntry, entry_markdown
 from engine.llm.types import CancelToken
 
 from .book_map import BookMap
@@ -42,6 +45,7 @@ from .tasks import URGENT, TaskCancelled
 
 SPAN_ROLE = Qt.ItemDataRole.UserRole
 ENTRY_ROLE = Qt.ItemDataRole.UserRole + 1  # a history item's id in the book's journal
+ASKED_ROLE = Qt.ItemDataRole.UserRole + 2  # when a history item was asked (Unix time)
 _SO_FAR = "Only what I have read"
 _CITATION = re.compile(r"\[((?:p\d+\.\d+)(?:,\s*p\d+\.\d+)*)\]")
 
@@ -143,6 +147,9 @@ class AskPanel(QWidget):
         self.answer_view.anchorClicked.connect(self._link)
         self.answer_view.setAccessibleName("Answer")
         self.answer_view.setPlaceholderText("Answers appear here, linked to the passages.")
+        self.answer_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.answer_view.customContextMenuRequested.connect(self._answer_menu)
+        self._asked_at: float | None = None  # when the answer shown was asked
 
         self.evidence = QTreeWidget(self)
         self.evidence.setHeaderHidden(True)
@@ -256,6 +263,7 @@ class AskPanel(QWidget):
                                    else f"{about}{entry.question}")
             item.setData(SPAN_ROLE, entry.result)
             item.setData(ENTRY_ROLE, entry.id)
+            item.setData(ASKED_ROLE, entry.asked_at)
             item.setToolTip(entry.answer[:400])
             self.history.addItem(item)
 
@@ -390,6 +398,7 @@ class AskPanel(QWidget):
         self._flush_text()
         self._idle()
         self.result = result
+        self._asked_at = time.time()
         self._render(streaming=False)
         self._show_details(result)
         timings = result["timings"]
@@ -425,9 +434,10 @@ class AskPanel(QWidget):
 
     # ------------------------------------------------------------ showing
 
-    def show_result(self, result: dict) -> None:
+    def show_result(self, result: dict, asked_at: float | None = None) -> None:
         """A past answer from the history."""
         self.result = result
+        self._asked_at = asked_at
         self._streamed = ""
         self._asked = result["question"]
         self.question.setText(result["question"])
@@ -537,19 +547,39 @@ class AskPanel(QWidget):
     def _history_clicked(self, item: QListWidgetItem) -> None:
         result = item.data(SPAN_ROLE)
         if result:
-            self.show_result(result)
+            self.show_result(result, item.data(ASKED_ROLE))
 
-    def _history_menu(self, point) -> None:
-        item = self.history.itemAt(point)
-        if item is None:
-            return
+    def history_menu(self, item: QListWidgetItem) -> QMenu:
         menu = QMenu(self)
         menu.addAction("Show the Answer", lambda: self._history_clicked(item))
         again = menu.addAction("Ask Again", lambda: self.ask_again(item))
         again.setEnabled(self.cancel is None)  # one question at a time
+        menu.addAction("Copy as Markdown", lambda: _copy_markdown(item.data(SPAN_ROLE), item.data(ASKED_ROLE)))
         menu.addSeparator()
         menu.addAction("Delete from History", lambda: self.historyDeleteRequested.emit(item.data(ENTRY_ROLE)))
-        menu.exec(self.history.viewport().mapToGlobal(point))
+        return menu
+
+    def _history_menu(self, point) -> None:
+        item = self.history.itemAt(point)
+        if item is not None:
+            menu = self.history_menu(item)
+            menu.exec(self.history.viewport().mapToGlobal(point))
+            menu.deleteLater()
+
+    def answer_menu(self, point) -> QMenu:
+        """The answer's menu: copy, select all, and the whole answer as
+        Markdown with its evidence and citations, once it has ended."""
+        menu = self.answer_view.createStandardContextMenu(point)
+        menu.addSeparator()
+        result, asked_at = self.result, self._asked_at
+        copy = menu.addAction("Copy Answer as Markdown", lambda: _copy_markdown(result, asked_at))
+        copy.setEnabled(result is not None and self.cancel is None)
+        return menu
+
+    def _answer_menu(self, point) -> None:
+        menu = self.answer_menu(point)
+        menu.exec(self.answer_view.viewport().mapToGlobal(point))
+        menu.deleteLater()
 
     def ask_again(self, item: QListWidgetItem) -> None:
         """A question from the history asked anew: the book may be further
@@ -583,6 +613,13 @@ def _how_found(result: dict) -> str:
     if share <= 0.0:
         return " by words only (the book is still being indexed)"
     return f" by words, and by meaning in {share:.0%} of the book (still being indexed)"
+
+
+def _copy_markdown(result: dict | None, asked_at: float | None) -> None:
+    """An answer as the history exports it, to the clipboard."""
+    if result:
+        entry = HistoryEntry(0, asked_at or time.time(), result.get("question", ""), result.get("answer", ""), result)
+        QApplication.clipboard().setText(entry_markdown(entry))
 
 
 def _digest_payload(session, lines, retrieval) -> dict:

@@ -1389,6 +1389,18 @@ def test_a_question_about_a_passage_selected_in_the_reader(qtbot, fixtures, monk
     assert "About the passage in Chapter 1: My Early Home" in panel.answer_view.toPlainText()
     qtbot.waitUntil(lambda: panel.history.count() == 1, timeout=10000)
     assert panel.history.item(0).text() == "[about \u201cHer name was Duchess\u201d] Why was she called that?"
+    # The answer, or one from the history, copies as Markdown with its evidence, as the export has it.
+    for menu in (panel.answer_menu(QPoint(5, 5)), panel.history_menu(panel.history.item(0))):
+        QApplication.clipboard().clear()
+        copy = next(action for action in menu.actions() if action.text().startswith("Copy") and "Markdown" in
+                    action.text())
+        assert copy.isEnabled()
+        copy.trigger()
+        menu.deleteLater()
+        copied = QApplication.clipboard().text()
+        assert copied.startswith("## Why was she called that?\n")
+        assert "about the passage in Chapter 1: My Early Home: \u201cHer name was Duchess\u201d" in copied
+        assert "**Evidence**" in copied and result["digest"][0]["passage_id"] in copied
     # Asked again from the history, it is about the same passage.
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as again:
         panel.ask_again(panel.history.item(0))
