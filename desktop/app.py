@@ -13,7 +13,7 @@ from engine import __version__
 from engine.paths import config_dir, sample_book_path
 from engine.store import Library
 
-from .main_window import MainWindow
+from .main_window import LAST_BOOK_KEY, MainWindow
 from .responsiveness import prepare_process
 from .single_instance import claim_or_hand_over
 
@@ -34,9 +34,15 @@ def create_application(argv: list[str] | None = None, prepare: bool = True) -> Q
 
 
 def open_initial_book(window: MainWindow, book: str | None) -> None:
-    """Open what the user asked for; with nothing asked, the bundled sample book."""
+    """Open what the user asked for; with nothing asked, the book that was
+    being read when the app last closed (none if it closed on the library, or
+    the book has gone since), and on the very first start the bundled sample."""
     if book is None:
-        window.import_file(sample_book_path())
+        last = QSettings().value(LAST_BOOK_KEY)
+        if last is None:
+            window.import_file(sample_book_path())
+        elif last and window.library.has_book(last):
+            window.open_book(last)
         return
     path = Path(book).expanduser()
     if path.is_file():

@@ -52,6 +52,7 @@ _FILE_FILTER = "Books (*.txt *.epub *.html *.htm *.zip);;All files (*)"
 # Writing an opened book into its document, per turn of the event loop.
 _WRITE_SLICE_SECONDS = 0.015
 _LIBRARY_PAGE, _READER_PAGE = 0, 1
+LAST_BOOK_KEY = "session/openBook"  # the book in the reader when the window closed ("" for none)
 
 
 class ErrorBanner(QFrame):
@@ -963,6 +964,9 @@ class MainWindow(QMainWindow):
         settings.setValue("window/splitter", self.splitter.saveState())
         settings.setValue("window/readerSplitter", self.reader_splitter.saveState())
         settings.setValue("reader/pointSize", self.reader.point_size)
+        # The book being read is opened again at the next start; from the library, none.
+        reading = self.book is not None and self.pages.currentIndex() == _READER_PAGE
+        settings.setValue(LAST_BOOK_KEY, self.book.book_id if reading else "")
         self._save_position_now()
         self.indexing.cancel_all()
         self.ask_panel.stop()

@@ -364,3 +364,39 @@ def test_a_remote_embedder_is_not_asked_before_the_window_shows(qtbot, monkeypat
     ModelSettings(embedder=ModelChoice(source="remote", endpoint=remote.EndpointSettings("http://127.0.0.1:9"))).save()
     create_application()
     assert contacted == []
+
+
+def test_the_app_opens_again_the_book_being_read_when_it_closed(qtbot, fixtures):
+    """The sample book on the very first start; after that, the book that was
+    in the reader when the window closed, or none if it closed on the library."""
+    create_application()
+    library = Library()
+
+    def start() -> MainWindow:
+        window = MainWindow(library)
+        qtbot.addWidget(window)
+        window.show()
+        qtbot.waitExposed(window)
+        window.start()
+        return window
+
+    first = start()
+    with qtbot.waitSignal(first.bookOpened, timeout=20000):
+        open_initial_book(first, None)
+    assert first.book.title.startswith("A Christmas Carol")
+    other = library.import_book(fixtures / "three-chapters.txt").book_id
+    with qtbot.waitSignal(first.bookOpened, timeout=20000):
+        first.open_book(other)
+    first.close()
+    second = start()
+    with qtbot.waitSignal(second.bookOpened, timeout=20000):
+        open_initial_book(second, None)
+    assert second.book.book_id == other and second.pages.currentIndex() == 1
+    second.show_library()
+    second.close()
+    third = start()
+    open_initial_book(third, None)
+    qtbot.wait(1500)  # time enough to open a book, were one opened
+    assert third.book is None and third.pages.currentIndex() == 0
+    assert [book.book_id for book in library.list_books()].count(other) == 1  # nothing imported again
+    third.close()
