@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QMenu,
@@ -169,6 +170,12 @@ class AskPanel(QWidget):
         history_page = QWidget(self)
         history_layout = QVBoxLayout(history_page)
         history_layout.setContentsMargins(0, 0, 0, 0)
+        self.history_filter = QLineEdit(self)
+        self.history_filter.setPlaceholderText("Filter the questions")
+        self.history_filter.setClearButtonEnabled(True)
+        self.history_filter.setAccessibleName("Filter the questions")
+        self.history_filter.textChanged.connect(self._filter_history)
+        history_layout.addWidget(self.history_filter)
         history_layout.addWidget(self.history, 1)
         history_layout.addWidget(self.export_button)
         self.tabs = QTabWidget(self)
@@ -217,6 +224,7 @@ class AskPanel(QWidget):
         self.evidence.clear()
         self.plan_view.clear()
         self.history.clear()
+        self.history_filter.clear()
         self.status.setText("" if enabled else "Open a book to ask about it.")
         self.result = None
         self._asked = ""
@@ -266,6 +274,17 @@ class AskPanel(QWidget):
             item.setData(ASKED_ROLE, entry.asked_at)
             item.setToolTip(entry.answer[:400])
             self.history.addItem(item)
+        self._filter_history()
+
+    def _filter_history(self) -> None:
+        """Hide the questions that lack the words typed (in the question, the
+        passage it was about, or its answer)."""
+        words = self.history_filter.text().casefold().split()
+        for row in range(self.history.count()):
+            item = self.history.item(row)
+            result = item.data(SPAN_ROLE) or {}
+            searched = f"{item.text()} {result.get('answer', '')} {(result.get('focus') or {}).get('text', '')}"
+            item.setHidden(not all(word in searched.casefold() for word in words))
 
     # ------------------------------------------------------------ asking
 

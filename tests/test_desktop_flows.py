@@ -411,6 +411,17 @@ def test_a_question_is_deleted_from_the_history_or_asked_again(qtbot, fixtures):
     qtbot.waitUntil(window.isActiveWindow, timeout=5000)
     QApplication.sendEvent(window, QEvent(QEvent.Type.ActivationChange))
     qtbot.waitUntil(lambda: panel.history.count() == 4, timeout=10000)
+    # The filter keeps the questions with the words typed, in the question or its answer.
+    def shown():
+        return [panel.history.item(row).text() for row in range(panel.history.count())
+                if not panel.history.item(row).isHidden()]
+
+    panel.history_filter.setText("DUCHESS")
+    assert shown() == ["Who is Duchess?"]
+    panel.history_filter.setText("hare  run")
+    assert shown() == ["Why did the hare run?"]
+    panel.history_filter.clear()
+    assert len(shown()) == 4
 
 
 def test_answers_being_prepared_for_a_book_removed_meanwhile_are_not_kept(qtbot, fixtures):
