@@ -728,7 +728,7 @@ class MainWindow(QMainWindow):
     def reload_history(self) -> None:
         """Read the open book's history again: `chapterhouse ask` adds to it
         while the app is open."""
-        self._change_history(lambda journal: None, "Reading the history", "")
+        self._change_history(lambda journal: None, "Reading the history", "the history shown may be out of date")
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)

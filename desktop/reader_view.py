@@ -54,7 +54,6 @@ class OffsetMap:
         wide = sum(1 for char in prefix if ord(char) > 0xFFFF)
         return self.block_positions[index] + inner + wide
 
-
     def to_text(self, position: int) -> int:
         """The stored-text offset of a document position (a selection's end)."""
         if not self.block_positions:

@@ -15,12 +15,15 @@ SNIPPET_CHARACTERS = 60
 FOCUS_PASSAGES = 2
 # What the record keeps of the selected text (a selection can be a chapter).
 SHOWN_CHARACTERS = 200
+# Left off the ends of a quoted snippet: its own quotation marks and dangling punctuation.
+_EDGES = " ,;:-\u2014\"'\u201c\u201d\u2018\u2019"
 
 
 def snippet(text: str, limit: int = SNIPPET_CHARACTERS) -> str:
-    """The selection's opening words, whole words only and exactly as the book
-    has them (so that, quoted, they match it as a phrase)."""
-    words = text.split()
+    """The selection's opening words, whole words only and as the book has
+    them (so that, quoted, they match it as a phrase), less its double
+    quotation marks (the words' own would end the quote early)."""
+    words = re.sub("[\"\u201c\u201d]", "", text).split()
     kept: list[str] = []
     for word in words:
         if len(" ".join(kept + [word])) > limit:
@@ -28,13 +31,13 @@ def snippet(text: str, limit: int = SNIPPET_CHARACTERS) -> str:
         kept.append(word)
     if not kept and words:
         kept = [words[0][:limit]]
-    return " ".join(kept).strip(" ,;:-\u2014\"'\u201c\u201d\u2018\u2019")
+    return " ".join(kept).strip(_EDGES)
 
 
 def opening(text: str, limit: int = 40) -> str:
     """A selection's first words for a list of questions, marked where cut."""
     words = snippet(text, limit)
-    return words if words == " ".join(text.split()) else words + "\u2026"
+    return words if words == snippet(text, len(text)) else words + "\u2026"
 
 
 def about_question(question: str, text: str) -> str:
