@@ -229,6 +229,18 @@ def test_a_question_about_one_scene_keeps_rank_order_within_its_chapter(session)
     assert len({node.section for node in spread.ranked[:3]}) == 3
 
 
+def test_a_selection_is_quoted_into_the_question_by_its_own_opening_words():
+    from engine.answer.selection import about_question, opening, snippet
+
+    selected = "\u201cI shall love it, as long as I live!\u201d cried Scrooge, patting it with his hand."
+    # Whole words, at most 60 characters, its own quotation marks left out (they would end the quote early).
+    assert snippet(selected) == "I shall love it, as long as I live! cried Scrooge, patting"
+    plan = code_plan(about_question("Why does he say this?", selected))
+    assert "I shall love it, as long as I live! cried Scrooge, patting" in plan.parts[-1].anchors
+    assert opening("Her name was Duchess.") == "Her name was Duchess."
+    assert opening(selected) == "I shall love it, as long as I live!\u2026"
+
+
 def test_a_question_about_a_selected_passage_leads_with_it(session):
     from engine.answer.selection import snippet
     from engine.errors import ChapterhouseError
