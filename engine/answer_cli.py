@@ -125,18 +125,17 @@ def _until(session, section: int | None) -> int | None:
     return sections[section - 1].end
 
 
-def _about(session, text: str | None, until: int | None) -> tuple[int, int] | None:
+def _about(session, text: str | None) -> tuple[int, int] | None:
     """The span of the book `--about` names, refused in one line when the book does not hold it."""
     if text is None:
         return None
     from .answer.selection import find_in_text
     from .errors import ChapterhouseError
 
-    span = find_in_text(session.context.book.text, text, until)
+    span = find_in_text(session.context.book.text, text)
     if span is None:
-        where = " before the end of the section given with --up-to" if until is not None else ""
         raise ChapterhouseError(f"{session.context.book.title}: --about: \u201c{' '.join(text.split())[:80]}\u201d is "
-                                f"not in the book's text{where} (see `chapterhouse text`)")
+                                "not in the book's text (see `chapterhouse text`)")
     return span
 
 
@@ -152,7 +151,7 @@ def run_retrieve(args) -> int:
     check_question(args.question, args.book)  # before a new book's import and indexing, not after
     session = _session(args.book)
     until = _until(session, args.up_to)
-    focus = _about(session, args.about, until)
+    focus = _about(session, args.about)
     plan = session.plan(args.question, planner=args.planner, until=until, focus=focus)
     from .answer.retrieval import retrieve
     from .answer.selection import focus_record
@@ -216,7 +215,7 @@ def run_ask(args) -> int:
     check_question(args.question, args.book)  # before a new book's import and indexing, not after
     session = _session(args.book, args.answers)
     until = _until(session, args.up_to)
-    focus = _about(session, args.about, until)
+    focus = _about(session, args.about)
     cancel = CancelToken()
     previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
     quiet = args.json

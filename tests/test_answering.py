@@ -268,9 +268,14 @@ def test_a_question_about_a_selected_passage_leads_with_it(session):
     assert [node.id for node in wide.ranked[:2]] == [middle.id, last.id]  # of the first, only its last 10 characters
     assert "selection" not in str([wide.parts[i].sources.get(node.id) for i in range(len(wide.parts))
                                    for node in wide.ranked[2:]])
-    # Up to a reader's position before it, the selection is not used: no spoilers either way.
+    # With a reader's position before it, the selected passage (in front of the reader) is used whole,
+    # and cited, while nothing else after the position is.
     limited = session.retrieve(question, budget=4, focus=(start, end), until=start)
-    assert all(node.end <= start for node in limited.passages)
+    held = limited.ranked[0]
+    assert held.start <= start and end <= held.end
+    assert all(node.end <= start for node in limited.passages if node.id != held.id)
+    _answer, citations, dropped = resolve_citations(f"Because of this [{held.id}].", session.context, limited)
+    assert dropped == 0 and citations[0].end == held.end
     with pytest.raises(ChapterhouseError, match=r"^Black Beauty: characters \d+-\d+ are not text of the book"):
         session.retrieve(question, focus=(len(text), len(text) + 5))
 

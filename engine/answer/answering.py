@@ -148,6 +148,8 @@ def resolve_citations(text: str, context, retrieval: Retrieval) -> tuple[str, li
     labels = {s.ordinal: s.label for s in context.book.sections}
     citations: dict[str, Citation] = {}
     dropped = 0
+    # As shown to the model: cut at a reader's position, a selected passage whole.
+    shown = {node.id: node for node in retrieval.passages}
 
     def replace(match: re.Match) -> str:
         nonlocal dropped
@@ -156,12 +158,15 @@ def resolve_citations(text: str, context, retrieval: Retrieval) -> tuple[str, li
             token = token.strip()
             if not token:
                 continue
-            node = store.node(token) if _PASSAGE_ID.fullmatch(token) else None
-            unread = node is not None and retrieval.until is not None and node.start >= retrieval.until
-            if node is None or node.kind != "passage" or unread:
-                dropped += 1
-                continue
-            node = cut_at(node, retrieval.until)
+            if token in shown:
+                node = shown[token]
+            else:
+                node = store.node(token) if _PASSAGE_ID.fullmatch(token) else None
+                unread = node is not None and retrieval.until is not None and node.start >= retrieval.until
+                if node is None or node.kind != "passage" or unread:
+                    dropped += 1
+                    continue
+                node = cut_at(node, retrieval.until)
             kept.append(token)
             citations.setdefault(token, Citation(token, node.section, labels.get(node.section, ""), node.start,
                                                  node.end, node.text))

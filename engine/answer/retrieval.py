@@ -115,7 +115,8 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
              until: int | None = None, focus: tuple[int, int] | None = None) -> Retrieval:
     """Passages for each part of the plan, at most `budget` in all; with
     `until`, only the text before that offset; with `focus` (the span of
-    text the reader asks about), the passages holding it first."""
+    text the reader asks about), the passages holding it first, whole
+    wherever it is."""
     features = features or Features()
     started = time.perf_counter()
     rankings = [_rank_part(part, plan, context, features, until) for part in plan.parts]
@@ -131,7 +132,8 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     chosen: dict[str, int] = {}
     per_section: Counter = Counter()
     picked_by_part = [set() for _ in parts]
-    for node in _focus_passages(context, focus, until)[:budget]:
+    pinned = _focus_passages(context, focus)[:budget]
+    for node in pinned:
         index = _part_about(node, parts)
         chosen[node.id] = index
         per_section[node.section] += 1
@@ -180,7 +182,10 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
                     break
             if not progress:
                 break
-    nodes = {node.id: cut_at(node, until) for node in context.search.nodes(list(chosen))}
+    # The passage a reader selected is in front of them: it is used whole
+    # even past their position; nothing else after it is.
+    uncut = {node.id for node in pinned}
+    nodes = {node.id: node if node.id in uncut else cut_at(node, until) for node in context.search.nodes(list(chosen))}
     for node_id, index in chosen.items():
         if node_id in nodes:
             parts[index].passages.append(nodes[node_id])
@@ -190,16 +195,15 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
                      meaning_share=context.meaning_share, focus=focus)
 
 
-def _focus_passages(context, focus: tuple[int, int] | None, until: int | None) -> list[Node]:
-    """The passages holding most of the selected text (none after `until`):
-    the one holding most, with the selection nearest its middle (passages
-    overlap: a sentence is often in two), then another only for what that
-    one lacks."""
+def _focus_passages(context, focus: tuple[int, int] | None) -> list[Node]:
+    """The passages holding most of the selected text: the one holding most,
+    with the selection nearest its middle (passages overlap: a sentence is
+    often in two), then another only for what that one lacks."""
     if focus is None:
         return []
     start, end = focus
-    end = max(start + 1, end if until is None else min(end, until))
-    held = [node for node in context.passages_overlapping(start, end) if until is None or (node.start or 0) < until]
+    end = max(start + 1, end)
+    held = context.passages_overlapping(start, end)
 
     def overlap(node: Node) -> int:
         return min(node.end, end) - max(node.start or 0, start)

@@ -50,15 +50,13 @@ def shown_text(text: str) -> str:
     return text if len(text) <= SHOWN_CHARACTERS else text[:SHOWN_CHARACTERS].rsplit(" ", 1)[0] + "\u2026"
 
 
-def find_in_text(book_text: str, wanted: str, until: int | None = None) -> tuple[int, int] | None:
+def find_in_text(book_text: str, wanted: str) -> tuple[int, int] | None:
     """Where the words of `wanted` first stand in the book, whatever the
-    spacing, line breaks and case in between (None: nowhere, or only after
-    `until`)."""
+    spacing, line breaks and case in between (None: nowhere)."""
     words = wanted.split()
     if not words:
         return None
-    pattern = re.compile(r"\s+".join(re.escape(word) for word in words), re.IGNORECASE)
-    found = pattern.search(book_text, 0, len(book_text) if until is None else until)
+    found = re.search(r"\s+".join(re.escape(word) for word in words), book_text, re.IGNORECASE)
     return found.span() if found else None
 
 
