@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
@@ -45,7 +45,7 @@ from .contents_view import ContentsView
 from .find_bar import FindBar
 from .indexing import IndexingManager
 from .library_view import DAMAGED, LibraryView, describe_progress
-from .reader_view import DocumentBuilder, ReaderView
+from .reader_view import READING_COLOUR_NAMES, DocumentBuilder, ReaderView
 from .tasks import QUICK, URGENT, TaskRunner
 
 _FILE_FILTER = "Books (*.txt *.epub *.html *.htm *.zip);;All files (*)"
@@ -278,6 +278,20 @@ class MainWindow(QMainWindow):
                view_menu, True, "Smaller text (Ctrl+-)")
         action("A+", QKeySequence.StandardKey.ZoomIn, lambda: self.reader.set_point_size(self.reader.point_size + 1),
                view_menu, True, "Larger text (Ctrl++)")
+        colours_menu = view_menu.addMenu("Reading &Colours")
+        self.colour_actions = QActionGroup(self)
+        for name, label in READING_COLOUR_NAMES.items():
+            item = self.colour_actions.addAction(label)
+            item.setCheckable(True)
+            item.setData(name)
+            item.triggered.connect(lambda _checked=False, name=name: self.set_reading_colours(name))
+            colours_menu.addAction(item)
+
+    def set_reading_colours(self, name: str) -> None:
+        self.reader.set_colours(name)
+        for item in self.colour_actions.actions():
+            item.setChecked(item.data() == self.reader.colours)
+        QSettings().setValue("reader/colours", self.reader.colours)
 
     def choose_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open a book", str(Path.home()), _FILE_FILTER)
@@ -957,6 +971,7 @@ class MainWindow(QMainWindow):
         size = settings.value("reader/pointSize")
         if size is not None:
             self.reader.set_point_size(float(size))
+        self.set_reading_colours(settings.value("reader/colours", "system"))
 
     def closeEvent(self, event) -> None:
         settings = QSettings()

@@ -15,8 +15,9 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from PySide6.QtCore import QPoint, QPointF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument, QTextFormat
-from PySide6.QtWidgets import QMenu, QTextBrowser, QTextEdit
+from PySide6.QtGui import (QColor, QFont, QFontMetricsF, QPalette, QTextBlockFormat, QTextCharFormat, QTextCursor,
+                           QTextDocument, QTextFormat)
+from PySide6.QtWidgets import QApplication, QMenu, QTextBrowser, QTextEdit
 
 from engine.book import Book
 
@@ -65,6 +66,11 @@ class OffsetMap:
             units -= 2 if ord(self.text[offset]) > 0xFFFF else 1
             offset += 1
         return offset
+
+
+# Reading colours (page, text, the margin beside the column); "system" follows the window's palette.
+READING_COLOURS = {"sepia": ("#f4ecd8", "#5b4636", "#e6dcc3"), "night": ("#1d1f21", "#d4d0c8", "#141516")}
+READING_COLOUR_NAMES = {"system": "As the &Window", "sepia": "&Sepia", "night": "&Night"}
 
 
 def reader_font() -> QFont:
@@ -206,6 +212,7 @@ class ReaderView(QTextBrowser):
         self._passage_highlight: list[QTextEdit.ExtraSelection] = []
         self._find_highlights: list[QTextEdit.ExtraSelection] = []
         self.point_size = reader_font().pointSizeF()
+        self.colours = "system"
 
     def show_book(self, document: QTextDocument, offsets: OffsetMap, read_to: int | None = None) -> None:
         previous = self._document
@@ -355,6 +362,20 @@ class ReaderView(QTextBrowser):
         self.setExtraSelections(self._find_highlights + self._passage_highlight)
 
     # ------------------------------------------------------------ font size
+
+    def set_colours(self, name: str) -> None:
+        """Read on the window's colours, or on sepia or night ones whatever the
+        system's (a reader's choice, kept by the window)."""
+        self.colours = name if name in READING_COLOURS else "system"
+        palette = QApplication.palette(self)
+        if self.colours in READING_COLOURS:
+            page, text, margin = (QColor(colour) for colour in READING_COLOURS[self.colours])
+            for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
+                palette.setColor(group, QPalette.ColorRole.Base, page)
+                palette.setColor(group, QPalette.ColorRole.Text, text)
+                palette.setColor(group, QPalette.ColorRole.Window, margin)
+        self.setPalette(palette)
+        self.setAutoFillBackground(self.colours in READING_COLOURS)  # the margins beside the column too
 
     def set_point_size(self, size: float) -> None:
         size = max(self.MIN_POINT_SIZE, min(self.MAX_POINT_SIZE, size))

@@ -400,3 +400,24 @@ def test_the_app_opens_again_the_book_being_read_when_it_closed(qtbot, fixtures)
     assert third.book is None and third.pages.currentIndex() == 0
     assert [book.book_id for book in library.list_books()].count(other) == 1  # nothing imported again
     third.close()
+
+
+def test_reading_colours_are_chosen_from_the_view_menu_and_kept(qtbot, window):
+    from PySide6.QtGui import QPalette
+    from PySide6.QtWidgets import QApplication
+
+    _open_sample(qtbot, window)
+    base = QPalette.ColorRole.Base
+    assert window.reader.colours == "system"
+    night = next(item for item in window.colour_actions.actions() if item.data() == "night")
+    night.trigger()
+    assert night.isChecked() and window.reader.palette().color(base).name() == "#1d1f21"
+    assert window.reader.palette().color(QPalette.ColorRole.Text).name() == "#d4d0c8"
+    window.close()
+    again = MainWindow(Library())
+    qtbot.addWidget(again)
+    assert again.reader.colours == "night" and again.reader.palette().color(base).name() == "#1d1f21"
+    checked = [item.data() for item in again.colour_actions.actions() if item.isChecked()]
+    assert checked == ["night"]
+    again.set_reading_colours("system")
+    assert again.reader.palette().color(base) == QApplication.palette().color(base)
