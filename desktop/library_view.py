@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMenu,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -67,6 +68,7 @@ class LibraryView(QWidget):
     repairRequested = Signal(str)
     cancelIndexingRequested = Signal(str)
     indexRequested = Signal(str)
+    showFolderRequested = Signal(str)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -105,6 +107,8 @@ class LibraryView(QWidget):
         _key(self.table, Qt.Key.Key_Enter, self._emit_open)
         _key(self.table, QKeySequence.StandardKey.Delete, lambda: self._emit(self.removeRequested))
         self.table.setAccessibleName("Books in the library")
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._row_menu)
 
         buttons = QHBoxLayout()
         self.import_button = QPushButton("Import\u2026", self)
@@ -256,6 +260,24 @@ class LibraryView(QWidget):
         row = self._row_of(book_id)
         if row is not None:
             self.table.selectRow(row)
+
+    def row_menu(self, book_id: str) -> QMenu:
+        """A book's right-click menu: what its buttons do, and its folder."""
+        self.select(book_id)
+        menu = QMenu(self)
+        for button in (self.open_button, self.index_button, self.repair_button, self.remove_button):
+            action = menu.addAction(button.text(), button.click)
+            action.setEnabled(button.isEnabled())
+        menu.addSeparator()
+        menu.addAction("Show in File Manager", lambda: self.showFolderRequested.emit(book_id))
+        return menu
+
+    def _row_menu(self, point) -> None:
+        item = self.table.itemAt(point)
+        if item is not None:
+            menu = self.row_menu(item.data(BOOK_ID_ROLE))
+            menu.exec(self.table.viewport().mapToGlobal(point))
+            menu.deleteLater()
 
     def _emit_open(self) -> None:
         self._emit(self.openRequested)

@@ -17,8 +17,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
@@ -194,6 +194,7 @@ class MainWindow(QMainWindow):
         self.library_view.repairRequested.connect(self.confirm_repair)
         self.library_view.cancelIndexingRequested.connect(self._cancel_indexing)
         self.library_view.indexRequested.connect(self.index_now)
+        self.library_view.showFolderRequested.connect(self.show_book_folder)
         self.library_view.target_stage = index_stage
         self.ask_panel.passageActivated.connect(self.show_passage)
         self.ask_panel.sectionActivated.connect(self.show_section)
@@ -442,6 +443,15 @@ class MainWindow(QMainWindow):
         self.open_book(result.book_id)
         self.indexing.enqueue(result.book_id, first=True, preempt=True)
         self.refresh_library()
+
+    def show_book_folder(self, book_id: str) -> None:
+        """The book's folder (its original file, database and search files) in the file manager."""
+        try:
+            folder = self.library.folder(book_id)
+        except ChapterhouseError as error:  # removed meanwhile (by the command line, say)
+            self._error(str(error))
+            return
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
 
     def confirm_remove(self, book_id: str) -> None:
         # The title as listed: a damaged book's summary cannot be read again.

@@ -1350,6 +1350,25 @@ def test_the_library_is_worked_from_the_keyboard(qtbot, fixtures, monkeypatch):
     assert asked == ["Remove \u201cBlack Beauty\u201d from the library, with its index and its history of questions? "
                      "The original file is not touched."]
     assert len(library.list_books()) == 3  # answered No: nothing removed
+    # A book's right-click menu does what its buttons do, and shows its folder.
+    from PySide6.QtGui import QDesktopServices
+
+    view.filter.clear()
+    call = next(book.book_id for book in library.list_books() if book.title == "The Call of the Wild")
+    menu = view.row_menu(call)
+    assert view.selected_book() == call
+    assert [action.text() for action in menu.actions() if action.text()] == [
+        "Open", "Index now", "Repair\u2026", "Remove\u2026", "Show in File Manager"]
+    # (Index now is off as its button is: this window indexes no stage at all.)
+    assert [action.isEnabled() for action in menu.actions() if action.text()] == [True, False, True, True, True]
+    opened_urls = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened_urls.append(url.toLocalFile()) or True)
+    next(action for action in menu.actions() if action.text() == "Show in File Manager").trigger()
+    assert opened_urls == [str(library.folder(call))]
+    next(action for action in menu.actions() if action.text() == "Remove\u2026").trigger()
+    assert asked[-1].startswith("Remove \u201cThe Call of the Wild\u201d")
+    menu.deleteLater()
+    view.select(next(book.book_id for book in library.list_books() if book.title == "Black Beauty"))
     # A double click opens a book too.
     place = view.table.visualItemRect(view._items[view.selected_book()][0]).center()
     with qtbot.waitSignal(window.bookOpened, timeout=20000):
