@@ -9,6 +9,7 @@ appear in a banner at the top of the window, never as a crash.
 
 from __future__ import annotations
 
+import html
 import os
 import sqlite3
 import threading
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QProgressBar,
     QPushButton,
@@ -279,6 +281,9 @@ class MainWindow(QMainWindow):
                view_menu, True, "Smaller text (Ctrl+-)")
         action("A+", QKeySequence.StandardKey.ZoomIn, lambda: self.reader.set_point_size(self.reader.point_size + 1),
                view_menu, True, "Larger text (Ctrl++)")
+        help_menu = self.menuBar().addMenu("&Help")
+        action("&Keyboard Shortcuts", QKeySequence.StandardKey.HelpContents, self.show_shortcuts, help_menu)
+        action("&About Chapterhouse", None, self.show_about, help_menu)
         colours_menu = view_menu.addMenu("Reading &Colours")
         self.colour_actions = QActionGroup(self)
         for name, label in READING_COLOUR_NAMES.items():
@@ -287,6 +292,42 @@ class MainWindow(QMainWindow):
             item.setData(name)
             item.triggered.connect(lambda _checked=False, name=name: self.set_reading_colours(name))
             colours_menu.addAction(item)
+
+    def shortcuts(self) -> list[tuple[str, str]]:
+        """Every key the window answers to, with what it does: the menus'
+        shortcuts as they are set, then the keys that act inside a pane."""
+        def described(item: QAction) -> str:
+            text = item.text().replace("&", "")
+            # "A+" says less than its tooltip, "Larger text (Ctrl++)".
+            return text if len(text) > 2 else item.toolTip().split(" (")[0]
+
+        keys = [(item.shortcut().toString(QKeySequence.SequenceFormat.NativeText), described(item))
+                for menu in self.menuBar().findChildren(QMenu) for item in menu.actions()
+                if not item.shortcut().isEmpty()]
+        keys = list(dict.fromkeys(keys))  # a submenu's actions are found twice
+        return keys + [("Enter", "Ask (in the question box; Shift+Enter: a new line)"),
+                       ("Esc", "Stop the answer (in the ask panel); close Find (in the find bar)"),
+                       ("Enter, Shift+Enter", "Next and previous match (in the find bar)"),
+                       ("Enter, Delete", "Open, remove the selected book (in the library)"),
+                       ("Down, Esc", "To the books, clear the filter (in the library's filter)"),
+                       ("Delete", "Delete the selected question (in the history)")]
+
+    def show_shortcuts(self) -> None:
+        rows = "".join(f"<tr><td><b>{html.escape(key)}</b>&nbsp;&nbsp;</td><td>{html.escape(what)}</td></tr>"
+                       for key, what in self.shortcuts())
+        QMessageBox.information(self, "Keyboard Shortcuts", f"<table>{rows}</table>")
+
+    def show_about(self) -> None:
+        from engine import __version__
+        from engine.llm.catalogue import models_dir
+        from engine.paths import config_dir
+
+        places = [("Library", self.library.root), ("Downloaded models", models_dir()), ("Settings", config_dir())]
+        QMessageBox.about(self, "About Chapterhouse", (
+            f"<h3>Chapterhouse {html.escape(__version__)}</h3><p>An offline reading assistant: questions about a "
+            "whole book, answered from its own passages, each claim citing them. Everything runs on this "
+            "computer; nothing is sent anywhere.</p><p>"
+            + "<br>".join(f"{name}: {html.escape(str(path))}" for name, path in places) + "</p>"))
 
     def set_reading_colours(self, name: str) -> None:
         self.reader.set_colours(name)

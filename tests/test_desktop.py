@@ -10,6 +10,7 @@ pytest.importorskip("PySide6")
 
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl  # noqa: E402
 from PySide6.QtGui import QDropEvent  # noqa: E402
+from PySide6.QtWidgets import QMenu  # noqa: E402
 
 from desktop.app import create_application, open_initial_book  # noqa: E402
 from desktop.main_window import MainWindow  # noqa: E402
@@ -421,3 +422,20 @@ def test_reading_colours_are_chosen_from_the_view_menu_and_kept(qtbot, window):
     assert checked == ["night"]
     again.set_reading_colours("system")
     assert again.reader.palette().color(base) == QApplication.palette().color(base)
+
+
+def test_the_help_menu_lists_every_shortcut_as_set(qtbot, window, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    keys = dict(window.shortcuts())
+    assert keys["Ctrl+K"] == "Ask a Question" and keys["Ctrl+Shift+K"] == "Ask About the Selection"
+    assert keys["Ctrl+F"] == "Find in Library" and keys["Alt+Left"] == "\u2190 Back"
+    assert keys["Esc"].startswith("Stop the answer") and keys["Ctrl++"] == "Larger text"
+    shown = []
+    monkeypatch.setattr(QMessageBox, "information", lambda parent, title, text: shown.append(text))
+    monkeypatch.setattr(QMessageBox, "about", lambda parent, title, text: shown.append(text))
+    help_menu = next(menu for menu in window.menuBar().findChildren(QMenu) if menu.title() == "&Help")
+    for item in help_menu.actions():
+        item.trigger()
+    assert "<b>Ctrl+Shift+K</b>" in shown[0] and "Ask About the Selection" in shown[0]
+    assert str(window.library.root) in shown[1] and "nothing is sent anywhere" in shown[1]
