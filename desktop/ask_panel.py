@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QTabWidget,
     QTextBrowser,
     QToolButton,
+    QToolTip,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -148,6 +149,7 @@ class AskPanel(QWidget):
         self.answer_view.anchorClicked.connect(self._link)
         self.answer_view.setAccessibleName("Answer")
         self.answer_view.setPlaceholderText("Answers appear here, linked to the passages.")
+        self.answer_view.viewport().installEventFilter(self)  # a citation's passage shown on hover
         self.answer_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.answer_view.customContextMenuRequested.connect(self._answer_menu)
         self._asked_at: float | None = None  # when the answer shown was asked
@@ -616,7 +618,29 @@ class AskPanel(QWidget):
                 and event.matches(QKeySequence.StandardKey.Delete) and self.history.currentItem() is not None:
             self.historyDeleteRequested.emit(self.history.currentItem().data(ENTRY_ROLE))
             return True
+        if watched is self.answer_view.viewport() and event.type() == QEvent.Type.ToolTip:
+            preview = self.link_preview(self.answer_view.anchorAt(event.pos()))
+            if preview:
+                QToolTip.showText(event.globalPos(), preview, self.answer_view)
+            else:
+                QToolTip.hideText()
+            return True
         return super().eventFilter(watched, event)
+
+    def link_preview(self, href: str) -> str:
+        """What a mark in the answer points to, to read before following it:
+        a citation's passage (its opening), or where a quoted sentence stands."""
+        if self.result is None or ":" not in href:
+            return ""
+        scheme, target = href.split(":", 1)
+        if scheme == "cite":
+            for citation in self.result.get("citations", []):
+                if citation["passage_id"] == target:
+                    opening = quoted(shown_text(citation["quote"]))
+                    return f"{citation['label']}: {opening}\n(click to read it in the book)"
+        if scheme == "quote" and target.isdigit() and int(target) < len(self.result.get("digest", [])):
+            return f"{self.result['digest'][int(target)]['label']} (click to read it in the book)"
+        return ""
 
     def follow_link(self, href: str) -> None:
         """Follow a mark in the answer ("cite:ID" or "quote:N") as a click would."""

@@ -439,3 +439,39 @@ def test_the_help_menu_lists_every_shortcut_as_set(qtbot, window, monkeypatch):
         item.trigger()
     assert "<b>Ctrl+Shift+K</b>" in shown[0] and "Ask About the Selection" in shown[0]
     assert str(window.library.root) in shown[1] and "nothing is sent anywhere" in shown[1]
+
+
+def test_a_citation_shows_its_passage_when_the_pointer_rests_on_it(qtbot, window, fixtures):
+    from dataclasses import asdict
+
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QApplication, QToolTip
+
+    from engine.answer.answering import resolve_citations
+    from engine.answer.session import AnswerSession
+    from engine.llm.settings import ModelSettings
+
+    ModelSettings(answers="evidence").save()
+    library = window.library
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    session = AnswerSession(library, book_id)
+    session.ensure_indexed()
+    asked = session.ask("What did the old horse say about the hare?")
+    cited = asked.retrieval.ranked[0]
+    answer, citations, _ = resolve_citations(f"The hare was killed [{cited.id}].", session.context, asked.retrieval)
+    result = {**asked.as_dict(), "answer": answer, "lead": "answer", "written": True,
+              "citations": [asdict(c) for c in citations]}
+    with qtbot.waitSignal(window.bookOpened, timeout=20000):
+        window.open_book(book_id)
+    panel = window.ask_panel
+    panel.show_result(result)
+    preview = panel.link_preview(f"cite:{cited.id}")
+    assert preview.startswith(f"{citations[0].label}: \u201c" + " ".join(cited.text.split())[:40])
+    assert panel.link_preview("quote:0").startswith(result["digest"][0]["label"])
+    assert panel.link_preview("cite:p99.1") == ""
+    view = panel.answer_view
+    point = next(QPoint(x, y) for y in range(0, view.viewport().height(), 3)
+                 for x in range(0, view.viewport().width(), 3) if view.anchorAt(QPoint(x, y)) == f"cite:{cited.id}")
+    QApplication.sendEvent(view.viewport(), QHelpEvent(QEvent.Type.ToolTip, point, view.viewport().mapToGlobal(point)))
+    assert QToolTip.text() == preview
