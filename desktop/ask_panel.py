@@ -158,6 +158,8 @@ class AskPanel(QWidget):
         self.evidence.setHeaderHidden(True)
         self.evidence.setWordWrap(True)
         self.evidence.itemClicked.connect(self._evidence_clicked)
+        self.evidence.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.evidence.customContextMenuRequested.connect(self._evidence_menu)
         self.evidence.setAccessibleName("Evidence by section")
         self.plan_view = QTextBrowser(self)
         self.history = QListWidget(self)
@@ -564,6 +566,23 @@ class AskPanel(QWidget):
         span = item.data(0, SPAN_ROLE)
         if span:
             self.passageActivated.emit(*span)
+
+    def evidence_menu(self, item: QTreeWidgetItem) -> QMenu:
+        """A passage of the evidence: read it in the book, ask about it, copy it."""
+        menu = QMenu(self)
+        span = item.data(0, SPAN_ROLE)
+        menu.addAction("Show in the Book", lambda: self._evidence_clicked(item))
+        if span is not None and item.parent() is not None:  # a passage, not a section's heading
+            menu.addAction("Ask About This Passage", lambda: self.set_focus(*span) or self.question.setFocus())
+            menu.addAction("Copy the Passage", lambda: QApplication.clipboard().setText(self.book.text[span[0]:span[1]]))
+        return menu
+
+    def _evidence_menu(self, point) -> None:
+        item = self.evidence.itemAt(point)
+        if item is not None and self.book is not None:
+            menu = self.evidence_menu(item)
+            menu.exec(self.evidence.viewport().mapToGlobal(point))
+            menu.deleteLater()
 
     def _history_clicked(self, item: QListWidgetItem) -> None:
         result = item.data(SPAN_ROLE)

@@ -21,6 +21,7 @@ from PySide6.QtGui import QDropEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from desktop.app import create_application  # noqa: E402
+from desktop.ask_panel import SPAN_ROLE  # noqa: E402
 from desktop.main_window import MainWindow  # noqa: E402
 from engine.cli import main as chapterhouse  # noqa: E402
 from engine.store import Library  # noqa: E402
@@ -1431,6 +1432,20 @@ def test_a_question_about_a_passage_selected_in_the_reader(qtbot, fixtures, monk
         assert copied.startswith("## Why was she called that?\n")
         assert "about the passage in Chapter 1: My Early Home: \u201cHer name was Duchess\u201d" in copied
         assert "**Evidence**" in copied and result["digest"][0]["passage_id"] in copied
+    # A passage of the evidence can be asked about, or copied, from its right-click menu.
+    passage_item = panel.evidence.topLevelItem(0).child(0)
+    span = passage_item.data(0, SPAN_ROLE)
+    menu = panel.evidence_menu(passage_item)
+    assert [action.text() for action in menu.actions()] == ["Show in the Book", "Ask About This Passage",
+                                                           "Copy the Passage"]
+    menu.actions()[2].trigger()
+    assert QApplication.clipboard().text() == text[span[0]:span[1]]
+    menu.actions()[1].trigger()
+    menu.deleteLater()
+    assert panel.focus == span and panel.about_row.isVisible()
+    panel.clear_focus()
+    assert [action.text() for action in panel.evidence_menu(panel.evidence.topLevelItem(0)).actions()] == [
+        "Show in the Book"]  # a section's heading
     # Asked again from the history, it is about the same passage.
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as again:
         panel.ask_again(panel.history.item(0))
