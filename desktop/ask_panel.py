@@ -229,6 +229,7 @@ class AskPanel(QWidget):
         self.plan_view.clear()
         self.history.clear()
         self.history_filter.clear()
+        self.question.earlier = []
         self.status.setText("" if enabled else "Open a book to ask about it.")
         self.result = None
         self._asked = ""
@@ -266,6 +267,8 @@ class AskPanel(QWidget):
         if listed and listed == [entry.id for entry in reversed(entries)]:
             return  # as shown (set_book empties it for another book): the reader's selection and scrolling stay
         self.history.clear()
+        # For Up and Down in the question box: each question once, where it was last asked.
+        self.question.earlier = list(reversed(dict.fromkeys(entry.question for entry in reversed(entries))))
         for entry in reversed(entries):
             limit = (entry.result or {}).get("reading_limit")
             # An answer limited to what had been read says so: asked again now, it may say more.

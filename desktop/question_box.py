@@ -26,6 +26,10 @@ class QuestionBox(QPlainTextEdit):
         self.document().documentLayout().documentSizeChanged.connect(lambda _size: self._fit())
         self._setting = False
         self.textChanged.connect(self._changed)
+        # Questions asked before (oldest first), recalled with Up and Down
+        # while the box is empty or shows one of them unchanged.
+        self.earlier: list[str] = []
+        self._recalled: int | None = None
         self._fit()
 
     # The same calls as a one-line field, for the panel and its callers.
@@ -51,7 +55,27 @@ class QuestionBox(QPlainTextEdit):
                 event.modifiers() & Qt.KeyboardModifier.ShiftModifier):
             self.submitted.emit()
             return
+        if event.key() in (Qt.Key.Key_Up, Qt.Key.Key_Down) and self._recall(-1 if event.key() == Qt.Key.Key_Up else 1):
+            return
         super().keyPressEvent(event)
+
+    def _recall(self, step: int) -> bool:
+        """Show the question before or after the one recalled; False where the
+        keys should move the cursor instead (the reader's own text)."""
+        shown = self.text()
+        recalled = self._recalled is not None and self._recalled < len(self.earlier) and \
+            shown == self.earlier[self._recalled]
+        if not self.earlier or not (recalled or not shown.strip()):
+            return False
+        index = (len(self.earlier) if not recalled else self._recalled) + step
+        if index >= len(self.earlier):
+            self._recalled = None
+            self.setText("")
+        else:
+            self._recalled = max(0, index)
+            self.setText(self.earlier[self._recalled])
+            self.moveCursor(QTextCursor.MoveOperation.End)
+        return True
 
     def canInsertFromMimeData(self, source) -> bool:
         # A book file dropped here is for the window to import (as anywhere

@@ -475,3 +475,26 @@ def test_a_citation_shows_its_passage_when_the_pointer_rests_on_it(qtbot, window
                  for x in range(0, view.viewport().width(), 3) if view.anchorAt(QPoint(x, y)) == f"cite:{cited.id}")
     QApplication.sendEvent(view.viewport(), QHelpEvent(QEvent.Type.ToolTip, point, view.viewport().mapToGlobal(point)))
     assert QToolTip.text() == preview
+
+
+def test_up_and_down_recall_the_questions_asked_before(qtbot):
+    from desktop.question_box import QuestionBox
+
+    create_application()
+    box = QuestionBox()
+    qtbot.addWidget(box)
+    box.show()
+    box.earlier = ["Who is Duchess?", "Why did the hare run?"]
+    qtbot.keyClick(box, Qt.Key.Key_Up)
+    assert box.text() == "Why did the hare run?"
+    qtbot.keyClick(box, Qt.Key.Key_Up)
+    qtbot.keyClick(box, Qt.Key.Key_Up)  # stays at the first
+    assert box.text() == "Who is Duchess?"
+    qtbot.keyClick(box, Qt.Key.Key_Down)
+    assert box.text() == "Why did the hare run?"
+    qtbot.keyClick(box, Qt.Key.Key_Down)
+    assert box.text() == ""
+    # The reader's own text: the keys move the cursor, nothing is recalled over it.
+    qtbot.keyClicks(box, "What did the old horse say")
+    qtbot.keyClick(box, Qt.Key.Key_Up)
+    assert box.text() == "What did the old horse say"

@@ -423,6 +423,8 @@ def test_a_question_is_deleted_from_the_history_or_asked_again(qtbot, fixtures):
     assert shown() == ["Why did the hare run?"]
     panel.history_filter.clear()
     assert len(shown()) == 4
+    # Up in the empty question box recalls them, each once, the last asked first.
+    assert panel.question.earlier == [QUESTION, "Why did the hare run?", "Who is Duchess?"]
 
 
 def test_answers_being_prepared_for_a_book_removed_meanwhile_are_not_kept(qtbot, fixtures):
