@@ -306,6 +306,7 @@ class MainWindow(QMainWindow):
                 if not item.shortcut().isEmpty()]
         keys = list(dict.fromkeys(keys))  # a submenu's actions are found twice
         return keys + [("Enter", "Ask (in the question box; Shift+Enter: a new line)"),
+                       ("Up, Down", "The book's earlier questions (in an empty question box)"),
                        ("Esc", "Stop the answer (in the ask panel); close Find (in the find bar)"),
                        ("Enter, Shift+Enter", "Next and previous match (in the find bar)"),
                        ("Enter, Delete", "Open, remove the selected book (in the library)"),
