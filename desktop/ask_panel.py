@@ -577,7 +577,8 @@ class AskPanel(QWidget):
         menu.addAction("Show in the Book", lambda: self._evidence_clicked(item))
         if span is not None and item.parent() is not None:  # a passage, not a section's heading
             menu.addAction("Ask About This Passage", lambda: self.set_focus(*span) or self.question.setFocus())
-            menu.addAction("Copy the Passage", lambda: QApplication.clipboard().setText(self.book.text[span[0]:span[1]]))
+            text = self.book.text[span[0]:span[1]]
+            menu.addAction("Copy the Passage", lambda: QApplication.clipboard().setText(text))
         return menu
 
     def _evidence_menu(self, point) -> None:
