@@ -416,7 +416,7 @@ class AskPanel(QWidget):
         self.status.setText(f"{self._reading_prefix}; the model is reading it\u2026" if written
                             else f"{self._reading_prefix}.")
         self._render(streaming=written)
-        self._fill_evidence(payload["parts"], _cited_passages(payload))
+        self._fill_evidence(payload["parts"], _cited_passages(payload), payload.get("focus"))
         self._fill_plan(payload["plan"])
         self.book_map.mark(*_map_marks(self.result))
 
@@ -473,7 +473,7 @@ class AskPanel(QWidget):
     def _show_details(self, result: dict) -> None:
         """An answer's evidence tree, plan and marks on the book map (a record
         from the history whose row was damaged has none of them)."""
-        self._fill_evidence(result.get("parts", []), _cited_passages(result))
+        self._fill_evidence(result.get("parts", []), _cited_passages(result), result.get("focus"))
         if "plan" in result:
             self._fill_plan(result["plan"])
         else:
@@ -518,7 +518,7 @@ class AskPanel(QWidget):
         if at_end and streaming:
             bar.setValue(bar.maximum())
 
-    def _fill_evidence(self, parts: list[dict], cited: set[str]) -> None:
+    def _fill_evidence(self, parts: list[dict], cited: set[str], focus: dict | None = None) -> None:
         self.evidence.clear()
         by_section: dict[int, list[dict]] = {}
         for part in parts:
@@ -535,9 +535,12 @@ class AskPanel(QWidget):
             for passage in passages:
                 flat = " ".join(passage["text"].split())
                 mark = "\u2605 " if passage["id"] in cited else ""
-                item = QTreeWidgetItem(top, [f"{mark}{flat[:110]}\u2026"])
+                # The passage holding the selection the question was about.
+                selected = focus is not None and passage["start"] < focus["end"] and focus["start"] < passage["end"]
+                item = QTreeWidgetItem(top, [f"{mark}{'(selected) ' if selected else ''}{flat[:110]}\u2026"])
                 item.setData(0, SPAN_ROLE, (passage["start"], passage["end"]))
-                item.setToolTip(0, f"[{passage['id']}] {label}" + (" \u2014 cited" if mark else ""))
+                item.setToolTip(0, f"[{passage['id']}] {label}" + (" \u2014 cited" if mark else "")
+                                + (" \u2014 holds the passage you selected" if selected else ""))
                 full = QTreeWidgetItem(item, [flat])
                 full.setData(0, SPAN_ROLE, (passage["start"], passage["end"]))
             top.setExpanded(True)

@@ -1434,6 +1434,11 @@ def test_a_question_about_a_passage_selected_in_the_reader(qtbot, fixtures, monk
         assert copied.startswith("## Why was she called that?\n")
         assert "about the passage in Chapter 1: My Early Home: \u201cHer name was Duchess\u201d" in copied
         assert "**Evidence**" in copied and result["digest"][0]["passage_id"] in copied
+    # The evidence marks the passage holding the selection.
+    marked = [panel.evidence.topLevelItem(i).child(j) for i in range(panel.evidence.topLevelItemCount())
+              for j in range(panel.evidence.topLevelItem(i).childCount())
+              if "(selected) " in panel.evidence.topLevelItem(i).child(j).text(0)]
+    assert len(marked) == 1 and marked[0].data(0, SPAN_ROLE)[0] <= start < end <= marked[0].data(0, SPAN_ROLE)[1]
     # A passage of the evidence can be asked about, or copied, from its right-click menu.
     passage_item = panel.evidence.topLevelItem(0).child(0)
     span = passage_item.data(0, SPAN_ROLE)
