@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.answer.digest import quoted
-from engine.answer.selection import focus_record, opening, shown_text
+from engine.answer.selection import focus_record, opening, part_heading, shown_text
 from engine.durations import duration_text
 from engine.store.journal import HistoryEntry, entry_markdown
 from engine.llm.types import CancelToken
@@ -729,7 +729,7 @@ def _digest_html(lines: list[dict], parts: list[str]) -> str:
         if not mine:
             continue
         if len(parts) > 1:
-            out.append(f"<p><i>{html.escape(part)}</i></p>")
+            out.append(f"<p><i>{html.escape(part_heading(part))}</i></p>")
         items = "".join(
             f"<li>{html.escape(quoted(line['text']))} <a href=\"quote:{number}\">"
             f"[{html.escape(line['label'])}]</a></li>" for number, line in mine)

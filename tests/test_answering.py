@@ -230,7 +230,7 @@ def test_a_question_about_one_scene_keeps_rank_order_within_its_chapter(session)
 
 
 def test_a_selection_is_quoted_into_the_question_by_its_own_opening_words():
-    from engine.answer.selection import about_question, opening, snippet
+    from engine.answer.selection import about_question, opening, part_heading, snippet
 
     selected = "\u201cI shall love it, as long as I live!\u201d cried Scrooge, patting it with his hand."
     # Whole words, at most 60 characters, its own quotation marks left out (they would end the quote early).
@@ -238,6 +238,10 @@ def test_a_selection_is_quoted_into_the_question_by_its_own_opening_words():
     plan = code_plan(about_question("Why does he say this?", selected))
     assert "I shall love it, as long as I live! cried Scrooge, patting" in plan.parts[-1].anchors
     assert opening("Her name was Duchess.") == "Her name was Duchess."
+    # Above its evidence, the part the quote became reads as what it is.
+    parts = code_plan(about_question("Why does Scrooge praise the knocker?", selected)).parts
+    assert [part_heading(part.text) for part in parts] == ["Why does Scrooge praise the knocker",
+                                                          "The passage you selected"]
     assert opening(selected) == "I shall love it, as long as I live!\u2026"
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from .planning import content_words, stem
 from .retrieval import Retrieval
+from .selection import part_heading
 
 # Sentences the embedder ranks for each part. Measured on the development set
 # (12 passages; share of required sections quoted / of evidence sentences
@@ -149,7 +150,7 @@ def digest_markdown(lines: list[DigestLine], part_texts: list[str]) -> str:
         if not mine:
             continue
         if len(part_texts) > 1:
-            out.append(f"{text}:")
+            out.append(f"{part_heading(text)}:")
         for line in mine:
             out.append(f"  {quoted(' '.join(line.text.split()))} [{line.passage_id}, {line.label}]")
     return "\n".join(out)

@@ -45,6 +45,13 @@ def about_question(question: str, text: str) -> str:
     return f"{question.strip()} (about \u201c{snippet(text)}\u201d)"
 
 
+def part_heading(text: str) -> str:
+    """How a part of the plan is headed above its evidence: the part that a
+    selection's quote became reads as such, not as the quote cut short."""
+    text = text.strip()
+    return "The passage you selected" if text.startswith("(about \u201c") and text.endswith("\u201d)") else text
+
+
 def shown_text(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= SHOWN_CHARACTERS else text[:SHOWN_CHARACTERS].rsplit(" ", 1)[0] + "\u2026"
