@@ -297,7 +297,9 @@ class LibraryView(QWidget):
         damaged = self._stages.get(book_id) == DAMAGED
         self.remove_button.setEnabled(book_id is not None)
         self.repair_button.setEnabled(book_id is not None)
-        self.open_button.setEnabled(book_id is not None and not damaged)
+        # A damaged book may still open (its text whole, its index spoilt); if
+        # not, opening says so, with Repair beside the message.
+        self.open_button.setEnabled(book_id is not None)
         active = book_id in self._active
         self.index_button.setText("Stop indexing" if active or book_id is None else "Index now")
         self.index_button.setEnabled(book_id is not None and not damaged and

@@ -270,7 +270,7 @@ def test_a_damaged_book_is_listed_as_such_and_hides_no_other(qtbot, fixtures, mo
     assert view.table.item(view._rows[keep], 3).text() == "searchable (stage 1 of 4)"
     assert spoilt not in window.indexing.queue and window.indexing.current is None  # nothing to index in it
     view.table.selectRow(view._rows[spoilt])
-    assert view.remove_button.isEnabled() and not view.open_button.isEnabled() and not view.index_button.isEnabled()
+    assert view.remove_button.isEnabled() and view.open_button.isEnabled() and not view.index_button.isEnabled()
     window.open_book(spoilt)
     qtbot.waitUntil(window.banner.isVisible, timeout=10000)
     assert window.banner.label.text() == (f"{database}: the book's database is damaged (file is not a database); "
@@ -1491,3 +1491,33 @@ def test_a_selection_maps_back_to_the_books_text_across_wide_characters(tmp_path
         for offset in range(paragraph.start, paragraph.end + 1):
             assert offsets.to_text(offsets.to_document(offset)) == offset
     assert "\U0001f600" in book.text  # the wide characters are there to be counted
+
+
+def test_a_book_listed_as_damaged_by_its_index_still_opens_to_be_read(qtbot, fixtures):
+    """Its index spoilt, its text whole: Open reads it, and a question says
+    what is wrong, with Repair beside the message."""
+    from engine.index.indexer import BookIndexer
+    from engine.llm.settings import ModelSettings
+
+    ModelSettings(answers="evidence").save()
+    library = Library()
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    BookIndexer(library, book_id).run(up_to=1)
+    with sqlite3.connect(library.folder(book_id) / "book.sqlite") as connection:
+        connection.execute("UPDATE index_manifest SET value = '{\"key' WHERE key = 'embedder'")
+    connection.close()
+    window = _window(qtbot)
+    view = window.library_view
+    qtbot.waitUntil(lambda: book_id in view._rows, timeout=10000)
+    assert view.table.item(view._rows[book_id], 3).text() == "damaged: repair it"
+    view.select(book_id)
+    assert view.open_button.isEnabled()
+    with qtbot.waitSignal(window.bookOpened, timeout=20000):
+        qtbot.mouseClick(view.open_button, Qt.MouseButton.LeftButton)
+    assert "Her name was Duchess" in window.reader.toPlainText()
+    window.ask_panel.question.setText("Who is Duchess?")
+    with qtbot.waitSignal(window.ask_panel.answerFailed, timeout=20000):
+        window.ask_panel.ask()
+    qtbot.waitUntil(window.banner.isVisible, timeout=5000)
+    assert "index manifest entry embedder cannot be read" in window.banner.label.text()
+    assert window.banner.action.isVisible() and window.banner.action.text() == "Repair\u2026"
