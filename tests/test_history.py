@@ -136,3 +136,24 @@ def test_a_question_about_a_passage_from_the_command_line(fixtures, capsys):
     code, out, err = _run(capsys, "retrieve", asked["book_id"], "Who?", "--about", "a purple elephant")
     assert code == 2 and err == ("chapterhouse: error: Three Chapters from Black Beauty: --about: \u201ca purple "
                                  "elephant\u201d is not in the book's text (see `chapterhouse text`)\n")
+
+
+def test_the_history_of_a_damaged_book_is_one_line(fixtures, capsys):
+    import os
+
+    from engine.index.repair import repair_book
+
+    library = Library()
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    journal = library.journal(book_id)
+    journal.add({"question": QUESTIONS[1], "answer": "The colt's mother."})
+    journal.close()
+    database = library.folder(book_id) / "book.sqlite"
+    database.write_bytes(os.urandom(database.stat().st_size))
+    code, out, err = _run(capsys, "history", book_id)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"chapterhouse: error: {database}: the book's database is damaged (")
+    # Wholly spoilt, its questions cannot be read back; repaired from its file, the book lists an empty history.
+    assert repair_book(library, book_id).questions_kept == 0
+    code, out, _ = _run(capsys, "history", book_id)
+    assert code == 0 and out.startswith("No questions asked of Three Chapters from Black Beauty yet.")
