@@ -15,6 +15,8 @@ UP_TO_HELP = ("use the book only up to the end of this section (its number in `c
               "nothing after it is searched or shown, so nothing later is given away")
 ABOUT_HELP = ("ask about this passage: words of the book (the first place they stand is used; case, spacing "
               "and line breaks do not matter); its passages lead the evidence")
+IN_HELP = ("ask about this section only (its number in `chapterhouse sections`; repeat for several): only its "
+           "passages are searched")
 
 
 def add_parsers(commands) -> None:
@@ -26,6 +28,7 @@ def add_parsers(commands) -> None:
     retrieve.add_argument("--planner", choices=["code", "model", "auto"], default="code")
     retrieve.add_argument("--up-to", type=int, metavar="SECTION", help=UP_TO_HELP)
     retrieve.add_argument("--about", metavar="TEXT", help=ABOUT_HELP)
+    retrieve.add_argument("--in", dest="within", type=int, action="append", metavar="SECTION", help=IN_HELP)
     retrieve.set_defaults(handler=run_retrieve)
 
     ask = commands.add_parser("ask", help="answer a question about a book, citing passages")
@@ -39,6 +42,7 @@ def add_parsers(commands) -> None:
                           "no model loaded (default: the settings' choice)")
     ask.add_argument("--up-to", type=int, metavar="SECTION", help=UP_TO_HELP)
     ask.add_argument("--about", metavar="TEXT", help=ABOUT_HELP)
+    ask.add_argument("--in", dest="within", type=int, action="append", metavar="SECTION", help=IN_HELP)
     ask.add_argument("--no-history", action="store_true",
                      help="do not keep the question and its answer in the book's history (the app's History tab, "
                           "`chapterhouse history`)")
@@ -151,12 +155,12 @@ def run_retrieve(args) -> int:
     check_question(args.question, args.book)  # before a new book's import and indexing, not after
     session = _session(args.book)
     until = _until(session, args.up_to)
-    focus = _about(session, args.about)
-    plan = session.plan(args.question, planner=args.planner, until=until, focus=focus)
+    focus, within = _about(session, args.about), session.checked_within(args.within)
+    plan = session.plan(args.question, planner=args.planner, until=until, focus=focus, within=within)
     from .answer.retrieval import retrieve
-    from .answer.selection import focus_record
+    from .answer.selection import focus_record, within_record
 
-    found = retrieve(plan, session.context, budget=args.budget, until=until, focus=focus)
+    found = retrieve(plan, session.context, budget=args.budget, until=until, focus=focus, within=within)
     digest = session.digest(found)
     labels = {s.ordinal: s.label for s in session.context.book.sections}
     if args.json:
@@ -171,6 +175,7 @@ def run_retrieve(args) -> int:
             "digest": [line.as_dict() for line in digest],
             "reading_limit": session.context.reading_limit(until),
             "focus": focus_record(session.context, focus) if focus else None,
+            "within": within_record(session.context, within) if within else None,
             "meaning_share": round(found.meaning_share, 3),
             "timings": {"retrieval_ms": round(found.seconds * 1000, 1)},
         }, indent=2, ensure_ascii=False))
@@ -256,7 +261,7 @@ def run_ask(args) -> int:
     try:
         result = session.ask(args.question, budget=args.budget, planner=args.planner, cancel=cancel,
                              on_digest=on_digest, on_text=on_text, on_retry=on_retry, on_reading=on_reading,
-                             until=until, focus=focus)
+                             until=until, focus=focus, within=args.within)
     finally:
         signal.signal(signal.SIGINT, previous)
     kept = not args.no_history and (result.digest or result.answer)  # stopped before any evidence: nothing to keep

@@ -284,6 +284,25 @@ def test_a_question_about_a_selected_passage_leads_with_it(session):
         session.retrieve(question, focus=(len(text), len(text) + 5))
 
 
+def test_a_question_about_one_chapter_searches_only_it_and_spends_the_budget_there(session):
+    from engine.errors import ChapterhouseError
+
+    question = "What does the old horse say?"
+    whole = session.retrieve(question, budget=6)
+    assert len({node.section for node in whole.passages}) > 1
+    last = len(session.context.book.sections)
+    found = session.retrieve(question, budget=6, within=[last])
+    assert {node.section for node in found.passages} == {last}
+    in_section = sum(1 for section in session.context.section_of.values() if section == last)
+    assert len(found.passages) == min(6, in_section) > MAX_PER_SECTION  # the per-section cap is lifted there
+    assert found.plan.question == f"{question} (in {session.context.book.sections[last - 1].display_name})"
+    # With a reader's position before that chapter, nothing of it is used.
+    before = session.context.book.sections[last - 1].start
+    assert session.retrieve(question, budget=6, within=[last], until=before).passages == []
+    with pytest.raises(ChapterhouseError, match=rf"^Black Beauty: section {last + 1}: the book has sections 1 to"):
+        session.retrieve(question, within=[last + 1])
+
+
 def test_the_digest_quotes_the_book_and_cites_retrieved_passages(session):
     found = session.retrieve("What did the old horse say about the hare and the dogs?", budget=6)
     lines = session.digest(found)

@@ -157,3 +157,21 @@ def test_the_history_of_a_damaged_book_is_one_line(fixtures, capsys):
     assert repair_book(library, book_id).questions_kept == 0
     code, out, _ = _run(capsys, "history", book_id)
     assert code == 0 and out.startswith("No questions asked of Three Chapters from Black Beauty yet.")
+
+
+def test_a_question_about_one_chapter_from_the_command_line(fixtures, capsys):
+    book = str(fixtures / "three-chapters.txt")
+    code, out, err = _run(capsys, "retrieve", book, "What happens here?", "--in", "2", "--json")
+    assert code == 0, err
+    found = json.loads(out)
+    assert found["passages"] and {passage["section"] for passage in found["passages"]} == {2}
+    assert found["within"]["sections"] == [2] and found["within"]["label"].startswith("Chapter 2")
+    code, out, _ = _run(capsys, "ask", found["book_id"], "What happens here?", "--in", "2", "--answers", "evidence",
+                        "--json")
+    asked = json.loads(out)
+    assert code == 0 and asked["within"] == found["within"]
+    code, out, _ = _run(capsys, "history", found["book_id"])
+    assert f"[in {found['within']['label']}] What happens here?" in out
+    code, out, err = _run(capsys, "retrieve", found["book_id"], "What happens here?", "--in", "9")
+    assert code == 2 and err == ("chapterhouse: error: Three Chapters from Black Beauty: section 9: the book has "
+                                 "sections 1 to 3 (see `chapterhouse sections`)\n")

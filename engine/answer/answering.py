@@ -65,6 +65,7 @@ class AnswerResult:
     written: bool = True  # False when the settings leave answers to the evidence digest alone
     reading_limit: dict | None = None  # {"until", "section", "label"}: nothing after a reader's position was used
     focus: dict | None = None  # {"start", "end", "label", "text"}: the selected text the question is about
+    within: dict | None = None  # {"sections", "label"}: the chapters the question is about, the only ones used
 
     def as_dict(self) -> dict:
         return {
@@ -76,7 +77,7 @@ class AnswerResult:
                       for part in self.retrieval.parts],
             "plan": self.plan.as_dict(), "plan_path": self.plan.path,
             "timings": self.timings, "tokens": self.tokens, "discarded_draft": self.discarded_draft,
-            "written": self.written, "reading_limit": self.reading_limit, "focus": self.focus,
+            "written": self.written, "reading_limit": self.reading_limit, "focus": self.focus, "within": self.within,
             "meaning_share": round(self.retrieval.meaning_share, 3),
         }
 

@@ -71,6 +71,7 @@ class Retrieval:
     # under 1 while a new book's vectors are still being made.
     meaning_share: float = 1.0
     focus: tuple[int, int] | None = None  # the span of text the question is about (a reader's selection)
+    within: list[int] | None = None  # the sections the question is about (a chapter), the only ones searched
 
     @property
     def ranked(self) -> list[Node]:
@@ -113,17 +114,20 @@ class Rarity:
 
 
 def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = None,
-             until: int | None = None, focus: tuple[int, int] | None = None) -> Retrieval:
+             until: int | None = None, focus: tuple[int, int] | None = None,
+             within: list[int] | None = None) -> Retrieval:
     """Passages for each part of the plan, at most `budget` in all; with
     `until`, only the text before that offset; with `focus` (the span of
     text the reader asks about), the passages holding it first, whole
-    wherever it is."""
+    wherever it is; with `within` (section ordinals: a chapter asked
+    about), only from those sections."""
     features = features or Features()
     started = time.perf_counter()
-    rankings = [_rank_part(part, plan, context, features, until) for part in plan.parts]
+    searched = _searched_sections(context, until, within)
+    rankings = [_rank_part(part, plan, context, features, until, searched) for part in plan.parts]
     if features.whole_question and len(plan.parts) > 1:
         whole = PlanPart(text=plan.question, anchors=[], several=any(p.several for p in plan.parts))
-        whole_ranking = _rank_part(whole, plan, context, features, until)
+        whole_ranking = _rank_part(whole, plan, context, features, until, searched)
         # Parts cut from the question by code are weak queries on their own
         # ("how is it fulfilled"): there the whole question leads. Measured on
         # the development set (location recall at 6 passages 0.749 -> 0.766).
@@ -150,15 +154,14 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     # budget left after the usual rounds goes to more from the same sections,
     # and a part asking for several instances may then take more than one
     # from a section.
-    begun = context.sections_begun(until)
-    sections = len(context.book.sections) if begun is None else sum(1 for s in begun if s is not None)
+    sections = len(context.book.sections) if searched is None else sum(1 for s in searched if s is not None)
     cap = max(MAX_PER_SECTION, -(-budget // max(1, sections)))
     # (cap on passages per section, whether a "several" part takes one per section)
     if _concentrated(plan, rankings):
         rounds = [(cap, True)]
     else:
         rounds = [(1, True), (MAX_PER_SECTION, True)] + ([(cap, True)] if cap > MAX_PER_SECTION else [])
-    if cap > MAX_PER_SECTION or until is not None:
+    if cap > MAX_PER_SECTION or until is not None or within is not None:
         rounds.append((cap, False))
     for section_cap, one_per_section_for_several in rounds:
         cursors = [0] * len(parts)
@@ -193,7 +196,16 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     for evidence in parts:
         evidence.passages.sort(key=lambda node: node.start or 0)
     return Retrieval(plan=plan, parts=parts, seconds=time.perf_counter() - started, order=list(chosen), until=until,
-                     meaning_share=context.meaning_share, focus=focus)
+                     meaning_share=context.meaning_share, focus=focus, within=within)
+
+
+def _searched_sections(context, until: int | None, within: list[int] | None) -> list[int | None] | None:
+    """The sections searched in (None: the whole book): those begun before
+    a reader's position, and of those, the ones a question is about."""
+    begun = context.sections_begun(until)
+    if within is None:
+        return begun
+    return [section for section in (begun if begun is not None else within) if section in set(within)]
 
 
 def _focus_passages(context, focus: tuple[int, int] | None) -> list[Node]:
@@ -242,10 +254,12 @@ def _concentrated(plan: Plan, rankings) -> bool:
     return sum(1 for _, section, _ in rankings[0][:_CROWD_TOP] if section == best_section) >= _CROWD_SIZE
 
 
-def _rank_part(part: PlanPart, plan: Plan, context, features: Features, until: int | None = None):
-    """The part's passages, best first: (node id, section, names of the lists that found it)."""
+def _rank_part(part: PlanPart, plan: Plan, context, features: Features, until: int | None = None,
+               begun: list[int | None] | None = None):
+    """The part's passages, best first: (node id, section, names of the lists
+    that found it), from the sections `begun` (None: all; the passages after
+    `until` are dropped below)."""
     search = context.search
-    begun = context.sections_begun(until)  # searched in; the passages after `until` are dropped below
     # (name, weight, ranking, the words a lexical list matches on)
     lists: list[tuple[str, float, list[tuple[str, float]], str | None]] = []
     if features.anchors:
@@ -269,6 +283,8 @@ def _rank_part(part: PlanPart, plan: Plan, context, features: Features, until: i
     if features.summaries and context.routes_by_summaries:
         routed = []
         read = context.sections_read(until)
+        if begun is not None:
+            read = [section for section in (read if read is not None else begun) if section in set(begun)]
         for summary_id, _ in search.bm25(part.text, levels=[2], k=3, sections=read):
             node = search.store.node(summary_id)
             if node is not None and node.kind == SECTION_SUMMARY and node.section is not None:

@@ -1,8 +1,10 @@
-"""A passage the reader picked out to ask about: a selection in the app's
-reader, or `--about TEXT` on the command line. The passages that hold it are
-pinned into the evidence, and its opening words are added to the question as
-a quoted phrase, so the plan anchors on them and the ranking, the answer's
-prompt and the history all say what "this" is."""
+"""What the reader picked out to ask about. A passage (a selection in the
+app's reader, `--about TEXT` on the command line): the passages that hold it
+are pinned into the evidence, and its opening words are added to the question
+as a quoted phrase, so the plan anchors on them and the ranking, the answer's
+prompt and the history all say what "this" is. A chapter (the contents'
+Ask About This Chapter, `--in SECTION`): only its passages are searched, and
+its name is added to the question."""
 
 from __future__ import annotations
 
@@ -73,3 +75,14 @@ def focus_record(context, focus: tuple[int, int]) -> dict:
     section = context.book.section_at(start)
     return {"start": start, "end": end, "label": section.display_name if section else "the opening pages",
             "text": shown_text(context.book.text[start:end])}
+
+
+def within_question(question: str, label: str) -> str:
+    """The question as planned and answered when it is about one chapter."""
+    return f"{question.strip()} (in {label})"
+
+
+def within_record(context, within: list[int]) -> dict:
+    """What is kept of the chapters a question was about: their ordinals and names."""
+    names = [context.book.sections[ordinal - 1].display_name for ordinal in within]
+    return {"sections": list(within), "label": ", ".join(names)}

@@ -16,7 +16,7 @@ from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing,
     not_found, resolve_citations
 from .digest import DigestLine, evidence_digest
 from .retrieval import Features, Retrieval, retrieve
-from .selection import about_question, focus_record
+from .selection import about_question, focus_record, within_question, within_record
 
 
 # A question with a quoted paragraph in it fits; a pasted chapter does not: it
@@ -108,15 +108,19 @@ class AnswerSession:
             self._context = None
 
     def plan(self, question: str, planner: str = "code", cancel: CancelToken | None = None,
-             until: int | None = None, focus: tuple[int, int] | None = None) -> Plan:
+             until: int | None = None, focus: tuple[int, int] | None = None,
+             within: list[int] | None = None) -> Plan:
         """planner: "model" (guarded, with the code plan as fallback), "code", or
         "auto": the model unless it is a toy whose plans are not worth the wait.
         With `until`, the plan knows the book only up to that offset; with
-        `focus`, the question is about that span of the text."""
+        `focus`, the question is about that span of the text; with `within`,
+        about those sections."""
         check_question(question, self.indexer.book.title)
         context = self.context
         if focus is not None:
             question = about_question(question, context.book.text[focus[0]:focus[1]])
+        if within is not None:
+            question = within_question(question, within_record(context, within)["label"])
         if planner == "auto":
             planner = "code" if is_small(self.generator) else "model"
         characters = context.characters_known_by(until)
@@ -130,10 +134,21 @@ class AnswerSession:
 
     def retrieve(self, question: str, budget: int = 12, planner: str = "code", features: Features | None = None,
                  cancel: CancelToken | None = None, until: int | None = None,
-                 focus: tuple[int, int] | None = None) -> Retrieval:
-        focus = self.checked_focus(focus)
-        return retrieve(self.plan(question, planner, cancel, until, focus), self.context, budget=budget,
-                        features=features, until=until, focus=focus)
+                 focus: tuple[int, int] | None = None, within: list[int] | None = None) -> Retrieval:
+        focus, within = self.checked_focus(focus), self.checked_within(within)
+        return retrieve(self.plan(question, planner, cancel, until, focus, within), self.context, budget=budget,
+                        features=features, until=until, focus=focus, within=within)
+
+    def checked_within(self, within: list[int] | None) -> list[int] | None:
+        """Section ordinals asked about, refused in one line when the book has no such section."""
+        if within is None:
+            return None
+        count = len(self.indexer.book.sections)
+        wrong = [ordinal for ordinal in within if not 1 <= ordinal <= count]
+        if wrong or not within:
+            raise ChapterhouseError(f"{self.indexer.book.title}: section {wrong[0] if wrong else '(none)'}: the book "
+                                    f"has sections 1 to {count} (see `chapterhouse sections`)")
+        return sorted(set(within))
 
     def checked_focus(self, focus: tuple[int, int] | None) -> tuple[int, int] | None:
         """A selection's span, refused in one line when it is not text of this book."""
@@ -181,7 +196,7 @@ class AnswerSession:
 
     def ask(self, question: str, budget: int = 12, planner: str = "auto", cancel: CancelToken | None = None,
             on_digest=None, on_text=None, on_retry=None, on_reading=None, until: int | None = None,
-            focus: tuple[int, int] | None = None) -> AnswerResult:
+            focus: tuple[int, int] | None = None, within: list[int] | None = None) -> AnswerResult:
         """Plan, retrieve, digest, answer. `on_digest` gets the digest as soon as
         it exists (before any answer text), `on_reading(done, total,
         seconds_left)` the model's progress through the prompt in tokens,
@@ -189,15 +204,16 @@ class AnswerSession:
         restarts with more passages. With `until` (a reader's position in the
         text), nothing after it is used: no spoilers. With `focus` (start and
         end of a span of the text: a reader's selection), the question is
-        about that span, and the passages holding it lead the evidence."""
+        about that span, and the passages holding it lead the evidence. With
+        `within` (section ordinals: a chapter), only those sections are used."""
         cancel = cancel or CancelToken()
         started = time.perf_counter()
-        focus = self.checked_focus(focus)
+        focus, within = self.checked_focus(focus), self.checked_within(within)
         if planner == "auto" and not self.writes_answers:
             planner = "code"
-        plan = self.plan(question, planner, cancel, until, focus)
+        plan = self.plan(question, planner, cancel, until, focus, within)
         planned = time.perf_counter()
-        retrieval = retrieve(plan, self.context, budget=budget, until=until, focus=focus)
+        retrieval = retrieve(plan, self.context, budget=budget, until=until, focus=focus, within=within)
         # The evidence shown first is timed, not a retry's wider retrieval.
         retrieval_seconds = retrieval.seconds
         digest = self.digest(retrieval)
@@ -207,6 +223,7 @@ class AnswerSession:
         labels = {s.ordinal: s.label for s in self.context.book.sections}
         limit = self.context.reading_limit(until)
         about = focus_record(self.context, focus) if focus is not None else None
+        chapters = within_record(self.context, within) if within is not None else None
 
         def timings(first_token: float | None) -> dict:
             return {"planning": round(planned - started, 3), "retrieval": round(retrieval_seconds, 4),
@@ -219,7 +236,7 @@ class AnswerSession:
                 question=question, answer="", lead="digest", citations=[], citations_dropped=0, not_found=False,
                 retried=False, digest=digest, retrieval=retrieval, plan=plan, cancelled=cancel.cancelled,
                 labels=labels, written=False, timings=timings(None), reading_limit=limit, focus=about,
-                tokens={"prompt": 0, "processed": 0, "generated": 0})
+                within=chapters, tokens={"prompt": 0, "processed": 0, "generated": 0})
         draft = not self.answer_leads
         shown = DRAFT_PASSAGES if draft else None
         generated = generate_answer(self.generator, self.context, retrieval, cancel, on_text, shown, on_reading)
@@ -229,7 +246,7 @@ class AnswerSession:
         if (generated["finish"] != "cancelled" and not_found(generated["text"]) and budget < RETRY_BUDGET
                 and not draft):
             retried = True
-            retrieval = retrieve(plan, self.context, budget=RETRY_BUDGET, until=until, focus=focus)
+            retrieval = retrieve(plan, self.context, budget=RETRY_BUDGET, until=until, focus=focus, within=within)
             if on_retry is not None:
                 on_retry(retrieval)
             first = generated
@@ -247,6 +264,6 @@ class AnswerSession:
             citations=citations, citations_dropped=dropped, not_found=not_found(answer), retried=retried,
             digest=digest, retrieval=retrieval, plan=plan, cancelled=generated["finish"] == "cancelled",
             labels=labels, discarded_draft=discarded, timings=timings(generated["first_token"]), reading_limit=limit,
-            focus=about, tokens={"prompt": generated["prompt"], "processed": generated["processed"],
+            focus=about, within=chapters, tokens={"prompt": generated["prompt"], "processed": generated["processed"],
                     "generated": generated["generated"]},
         )

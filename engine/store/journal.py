@@ -233,8 +233,9 @@ def entry_markdown(entry: HistoryEntry) -> str:
     asked = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.asked_at))
     limit = result.get("reading_limit")
     scope = f"; from the book up to where the reader had read, in {limit['label']}" if limit else ""
-    focus = result.get("focus")
+    focus, within = result.get("focus"), result.get("within")
     about = f"; about the passage in {focus['label']}: {quoted(focus['text'])}" if focus else ""
+    about += f"; about {within['label']} only" if within else ""
     lines = [f"## {entry.question}", "", f"*Asked {asked}{scope}{about}*", ""]
     digest = result.get("digest", [])
     if digest:
