@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.answer.digest import quoted
-from engine.answer.selection import focus_record, opening, part_heading, shown_text
+from engine.answer.selection import focus_record, opening, part_heading, shown_text, within_record
 from engine.durations import duration_text
 from engine.store.journal import HistoryEntry, entry_markdown
 from engine.llm.types import CancelToken
@@ -115,6 +115,7 @@ class AskPanel(QWidget):
         row.addWidget(self.stop_button, 0, Qt.AlignmentFlag.AlignTop)
         # A passage selected in the reader that the next question is about.
         self.focus: tuple[int, int] | None = None
+        self.within: list[int] | None = None  # or a chapter it is about
         self.about = QLabel(self)
         self.about.setWordWrap(True)
         self.about.setTextFormat(Qt.TextFormat.PlainText)
@@ -238,6 +239,7 @@ class AskPanel(QWidget):
         """Make the next question about this span of the book (a selection)."""
         if self.book is None:
             return
+        self.clear_focus()
         self.focus = (start, end)
         section = self.book.section_at(start)
         where = section.display_name if section is not None else "the opening pages"
@@ -246,8 +248,22 @@ class AskPanel(QWidget):
         self.about_row.show()
         self.question.setPlaceholderText("Ask about the selected passage\u2026")
 
+    def set_within(self, ordinal: int) -> None:
+        """Make the next question about one chapter: only its passages are searched."""
+        if self.book is None or not 1 <= ordinal <= len(self.book.sections):
+            return
+        self.clear_focus()
+        self.within = [ordinal]
+        name = self.book.sections[ordinal - 1].display_name
+        self.about.setText(f"About {name} only")
+        self.about.setToolTip("The next question is about this chapter: only its passages are searched")
+        self.about_row.show()
+        self.question.setPlaceholderText(f"Ask about {self.book.sections[ordinal - 1].label}\u2026")
+
     def clear_focus(self) -> None:
+        """The next question is about the whole book (no selection, no chapter)."""
         self.focus = None
+        self.within = None
         self.about_row.hide()
         # The panel stays beside the library too: say which book it asks about.
         self.question.setPlaceholderText(f"Ask about {self.book.title.split(':')[0]}\u2026"
@@ -272,8 +288,9 @@ class AskPanel(QWidget):
         for entry in reversed(entries):
             limit = (entry.result or {}).get("reading_limit")
             # An answer limited to what had been read says so: asked again now, it may say more.
-            focus = (entry.result or {}).get("focus")
+            focus, within = (entry.result or {}).get("focus"), (entry.result or {}).get("within")
             about = f"[about \u201c{opening(focus['text'])}\u201d] " if focus else ""
+            about += f"[in {within['label'].split(':')[0]}] " if within else ""
             item = QListWidgetItem(f"[up to {limit['label'].split(':')[0]}] {about}{entry.question}" if limit
                                    else f"{about}{entry.question}")
             item.setData(SPAN_ROLE, entry.result)
@@ -336,7 +353,7 @@ class AskPanel(QWidget):
         budget = self.budget
         book_id = self.book.book_id
         until = self.reading_until()
-        focus = self.focus
+        focus, within = self.focus, self.within
         self.clear_focus()  # the next question is about the whole book again, unless the reader selects anew
 
         def work(context):
@@ -350,7 +367,7 @@ class AskPanel(QWidget):
                 on_text=lambda piece: self._receive(ticket, piece),
                 on_retry=lambda retrieval: relay.retry.emit(ticket),
                 on_reading=lambda done, total, left: relay.reading.emit(ticket, done, total, left), until=until,
-                focus=focus)
+                focus=focus, within=within)
             return result.as_dict()
 
         def unless_stale(handler):
@@ -506,10 +523,12 @@ class AskPanel(QWidget):
         if page and limit:
             page = (f"<p><i>From the book up to where you have read, in {html.escape(limit['label'])}: "
                     "nothing after it is used.</i></p>") + page
-        focus = result.get("focus")
+        focus, within = result.get("focus"), result.get("within")
         if page and focus:
             page = (f"<p><i>About the passage in {html.escape(focus['label'])}: "
                     f"{html.escape(quoted(focus['text']))}</i></p>") + page
+        if page and within:
+            page = f"<p><i>About {html.escape(within['label'])} only: nothing else is searched.</i></p>" + page
         if page and self._asked:  # the line above may show only part of it, or another question being typed
             page = f"<p><b>{html.escape(self._asked)}</b></p>" + page
         bar = self.answer_view.verticalScrollBar()
@@ -634,9 +653,11 @@ class AskPanel(QWidget):
         result = item.data(SPAN_ROLE) or {}
         if result.get("question") and self.cancel is None:
             self.question.setText(result["question"])
-            focus = result.get("focus")
+            focus, within = result.get("focus"), result.get("within")
             if focus:
                 self.set_focus(focus["start"], focus["end"])
+            elif within:
+                self.set_within(within["sections"][0])
             self.ask()
 
     def eventFilter(self, watched, event) -> bool:
@@ -705,6 +726,7 @@ def _digest_payload(session, lines, retrieval) -> dict:
         "written": session.writes_answers,
         "reading_limit": session.context.reading_limit(retrieval.until),
         "focus": focus_record(session.context, retrieval.focus) if retrieval.focus else None,
+        "within": within_record(session.context, retrieval.within) if retrieval.within else None,
         "meaning_share": round(retrieval.meaning_share, 3),
     }
 

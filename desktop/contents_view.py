@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QAbstractItemView, QTreeWidget, QTreeWidgetItem
+from PySide6.QtWidgets import QAbstractItemView, QMenu, QTreeWidget, QTreeWidgetItem
 
 from engine.book import Book, readable
 
@@ -13,6 +13,7 @@ ORDINAL_ROLE = Qt.ItemDataRole.UserRole + 1
 
 class ContentsView(QTreeWidget):
     sectionActivated = Signal(int)  # stored-text offset to scroll to
+    askAboutRequested = Signal(int)  # the ordinal of a section to ask about
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -25,6 +26,8 @@ class ContentsView(QTreeWidget):
         self.itemActivated.connect(self._activate)
         self._section_items: dict[int, QTreeWidgetItem] = {}
         self._section_starts: list[tuple[int, int]] = []
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.customContextMenuRequested.connect(self._menu)
 
     def show_book(self, book: Book) -> None:
         self.clear()
@@ -77,3 +80,19 @@ class ContentsView(QTreeWidget):
         offset = item.data(0, OFFSET_ROLE)
         if offset is not None:
             self.sectionActivated.emit(int(offset))
+
+    def section_menu(self, item: QTreeWidgetItem) -> QMenu:
+        """A section's menu: go there, or ask a question about it alone."""
+        menu = QMenu(self)
+        menu.addAction("Go to", lambda: self._activate(item))
+        ordinal = item.data(0, ORDINAL_ROLE)
+        if ordinal is not None:
+            menu.addAction("Ask About This Chapter", lambda: self.askAboutRequested.emit(int(ordinal)))
+        return menu
+
+    def _menu(self, point) -> None:
+        item = self.itemAt(point)
+        if item is not None:
+            menu = self.section_menu(item)
+            menu.exec(self.viewport().mapToGlobal(point))
+            menu.deleteLater()

@@ -209,6 +209,7 @@ class MainWindow(QMainWindow):
         self.ask_panel.historyDeleteRequested.connect(self.delete_history_entry)
         self.ask_panel.historyShown.connect(self.reload_history)
         self.reader.askAboutRequested.connect(self.ask_about)
+        self.contents.askAboutRequested.connect(self.ask_about_chapter)
         self.reader.findRequested.connect(self.find_words)
         self.ask_panel.session_provider = self._session_for
         self.ask_panel.read_to_provider = self.reader.read_to
@@ -373,6 +374,11 @@ class MainWindow(QMainWindow):
     def ask_about(self, start: int, end: int) -> None:
         """The next question is about a passage selected in the reader."""
         self.ask_panel.set_focus(start, end)
+        self.focus_question()
+
+    def ask_about_chapter(self, ordinal: int) -> None:
+        """The next question is about one chapter of the contents."""
+        self.ask_panel.set_within(ordinal)
         self.focus_question()
 
     # ------------------------------------------------------------ library

@@ -1521,3 +1521,40 @@ def test_a_book_listed_as_damaged_by_its_index_still_opens_to_be_read(qtbot, fix
     qtbot.waitUntil(window.banner.isVisible, timeout=5000)
     assert "index manifest entry embedder cannot be read" in window.banner.label.text()
     assert window.banner.action.isVisible() and window.banner.action.text() == "Repair\u2026"
+
+
+def test_a_question_about_one_chapter_from_the_contents(qtbot, fixtures):
+    from engine.index.indexer import BookIndexer
+    from engine.llm.settings import ModelSettings
+
+    ModelSettings(answers="evidence").save()
+    library = Library()
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    BookIndexer(library, book_id).run(up_to=1)
+    window = _window(qtbot)
+    with qtbot.waitSignal(window.bookOpened, timeout=20000):
+        window.open_book(book_id)
+    panel, contents = window.ask_panel, window.contents
+    name = window.book.sections[1].display_name
+    menu = contents.section_menu(contents.section_item(2))
+    assert [action.text() for action in menu.actions()] == ["Go to", "Ask About This Chapter"]
+    menu.actions()[1].trigger()
+    menu.deleteLater()
+    assert panel.about_row.isVisible() and panel.about.text() == f"About {name} only" and panel.within == [2]
+    assert panel.question.hasFocus()
+    panel.question.setText("What happens here?")
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as finished:
+        panel.ask()
+    result = finished.args[0]
+    assert result["within"] == {"sections": [2], "label": name} and panel.within is None
+    assert {passage["section"] for part in result["parts"] for passage in part["passages"]} == {2}
+    assert f"About {name} only" in panel.answer_view.toPlainText()
+    qtbot.waitUntil(lambda: panel.history.count() == 1, timeout=10000)
+    assert panel.history.item(0).text() == "[in Chapter 2] What happens here?"
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as again:
+        panel.ask_again(panel.history.item(0))
+    assert again.args[0]["within"] == result["within"]
+    # A selection and a chapter do not add up: the last one chosen is what the question is about.
+    panel.set_within(3)
+    panel.set_focus(0, 20)
+    assert panel.within is None and panel.focus == (0, 20)
