@@ -255,16 +255,16 @@ def _concentrated(plan: Plan, rankings) -> bool:
 
 
 def _rank_part(part: PlanPart, plan: Plan, context, features: Features, until: int | None = None,
-               begun: list[int | None] | None = None):
+               searched: list[int | None] | None = None):
     """The part's passages, best first: (node id, section, names of the lists
-    that found it), from the sections `begun` (None: all; the passages after
+    that found it), from the sections `searched` (None: all; the passages after
     `until` are dropped below)."""
     search = context.search
     # (name, weight, ranking, the words a lexical list matches on)
     lists: list[tuple[str, float, list[tuple[str, float]], str | None]] = []
     if features.anchors:
         for anchor in candidate_anchors(part):
-            found = search.phrase(anchor, levels=[1], k=_ANCHOR_LIMIT + 1, sections=begun)
+            found = search.phrase(anchor, levels=[1], k=_ANCHOR_LIMIT + 1, sections=searched)
             # A phrase the book uses, but not everywhere: a handle on the right scenes.
             if 0 < len(found) <= _ANCHOR_LIMIT:
                 lists.append(("anchor", LIST_WEIGHTS["anchor"], found, anchor))
@@ -272,19 +272,19 @@ def _rank_part(part: PlanPart, plan: Plan, context, features: Features, until: i
         own = {w.lower() for w in content_words(part.text)}
         for word in plan.rare_words:
             if word in own or len(plan.parts) == 1:
-                lists.append(("rare", LIST_WEIGHTS["rare"], search.bm25(word, levels=[1], k=8, sections=begun), word))
+                lists.append(("rare", LIST_WEIGHTS["rare"], search.bm25(word, levels=[1], k=8, sections=searched), word))
     query = part.text
     if features.names and part.names:
         query = f"{part.text} {' '.join(part.names)}"
-    lists.append(("bm25", LIST_WEIGHTS["bm25"], search.bm25(query, levels=[1], k=_DEPTH, sections=begun), query))
+    lists.append(("bm25", LIST_WEIGHTS["bm25"], search.bm25(query, levels=[1], k=_DEPTH, sections=searched), query))
     if features.vectors:
-        lists.append(("dense", LIST_WEIGHTS["dense"], search.dense(part.text, levels=[1], k=_DEPTH, sections=begun),
+        lists.append(("dense", LIST_WEIGHTS["dense"], search.dense(part.text, levels=[1], k=_DEPTH, sections=searched),
                       None))
     if features.summaries and context.routes_by_summaries:
         routed = []
         read = context.sections_read(until)
-        if begun is not None:
-            read = [section for section in (read if read is not None else begun) if section in set(begun)]
+        if searched is not None:
+            read = [section for section in (read if read is not None else searched) if section in set(searched)]
         for summary_id, _ in search.bm25(part.text, levels=[2], k=3, sections=read):
             node = search.store.node(summary_id)
             if node is not None and node.kind == SECTION_SUMMARY and node.section is not None:
