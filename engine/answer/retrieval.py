@@ -272,7 +272,8 @@ def _rank_part(part: PlanPart, plan: Plan, context, features: Features, until: i
         own = {w.lower() for w in content_words(part.text)}
         for word in plan.rare_words:
             if word in own or len(plan.parts) == 1:
-                lists.append(("rare", LIST_WEIGHTS["rare"], search.bm25(word, levels=[1], k=8, sections=searched), word))
+                found = search.bm25(word, levels=[1], k=8, sections=searched)
+                lists.append(("rare", LIST_WEIGHTS["rare"], found, word))
     query = part.text
     if features.names and part.names:
         query = f"{part.text} {' '.join(part.names)}"
