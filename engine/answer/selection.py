@@ -78,8 +78,12 @@ def focus_record(context, focus: tuple[int, int]) -> dict:
 
 
 def within_question(question: str, label: str) -> str:
-    """The question as planned and answered when it is about one chapter."""
-    return f"{question.strip()} (in {label})"
+    """The question as planned and answered when it is about one chapter: the
+    chapter named inside it, so the plan does not make it a part of its own."""
+    question = question.strip()
+    if question.endswith("?"):
+        return f"{question[:-1].rstrip()}, in {label}?"
+    return f"{question} (in {label})"
 
 
 def within_record(context, within: list[int]) -> dict:
