@@ -9,6 +9,7 @@ from engine.book import Book, readable
 
 OFFSET_ROLE = Qt.ItemDataRole.UserRole
 ORDINAL_ROLE = Qt.ItemDataRole.UserRole + 1
+LABEL_ROLE = Qt.ItemDataRole.UserRole + 2  # "Stave III", "Chapter 12"
 
 
 class ContentsView(QTreeWidget):
@@ -53,6 +54,7 @@ class ContentsView(QTreeWidget):
             item = QTreeWidgetItem(parent if parent is not None else self, [label])
             item.setData(0, OFFSET_ROLE, section.start)
             item.setData(0, ORDINAL_ROLE, section.ordinal)
+            item.setData(0, LABEL_ROLE, section.label)
             item.setToolTip(0, section.display_name)
             self._section_items[section.ordinal] = item
         self._section_starts = [(s.start, s.ordinal) for s in book.sections]
@@ -87,7 +89,8 @@ class ContentsView(QTreeWidget):
         menu.addAction("Go to", lambda: self._activate(item))
         ordinal = item.data(0, ORDINAL_ROLE)
         if ordinal is not None:
-            menu.addAction("Ask About This Chapter", lambda: self.askAboutRequested.emit(int(ordinal)))
+            menu.addAction(f"Ask About {item.data(0, LABEL_ROLE)} Only",
+                           lambda: self.askAboutRequested.emit(int(ordinal)))
         return menu
 
     def _menu(self, point) -> None:

@@ -1537,7 +1537,7 @@ def test_a_question_about_one_chapter_from_the_contents(qtbot, fixtures):
     panel, contents = window.ask_panel, window.contents
     name = window.book.sections[1].display_name
     menu = contents.section_menu(contents.section_item(2))
-    assert [action.text() for action in menu.actions()] == ["Go to", "Ask About This Chapter"]
+    assert [action.text() for action in menu.actions()] == ["Go to", "Ask About Chapter 2 Only"]
     menu.actions()[1].trigger()
     menu.deleteLater()
     assert panel.about_row.isVisible() and panel.about.text() == f"About {name} only" and panel.within == [2]
