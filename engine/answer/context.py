@@ -53,6 +53,7 @@ class BookContext:
             raise BookDamagedError(store.path, f"index record {changed.id} no longer matches the book's text")
         cards = {node.id.split(":", 1)[1]: node for node in store.nodes(kind=CARD)}
         has_summaries = store.count(SECTION_SUMMARY) > 0
+        search.open()  # the first question's retrieval then finds them open (21-164 ms here, cold)
         return cls(book=book, store=store, search=search, rarity=Rarity(passages),
                    section_of={node.id: node.section for node in passages},
                    start_of={node.id: node.start or 0 for node in passages}, cards=cards,

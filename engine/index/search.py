@@ -74,6 +74,15 @@ class BookSearch:
         self._stands_in_for = damaged_folder
         return opened
 
+    def open(self) -> bool:
+        """Open the published search files now (as a book opens, in a worker)
+        rather than in its first question's retrieval; whether there are any."""
+        return self._generation() is not None
+
+    @property
+    def is_open(self) -> bool:
+        return self._open is not None
+
     @property
     def dense_available(self) -> bool:
         built = self.store.manifest_value("embedder")
