@@ -111,6 +111,21 @@ def test_on_a_full_disk_a_book_still_opens_and_answers_and_the_answer_says_it_wa
     window.close()
 
 
+def _window_on_a_searchable_book(qtbot, fixtures) -> MainWindow:
+    """A window open on the three-chapter book, indexed to stage 1, its answers the evidence alone."""
+    from engine.index.indexer import BookIndexer
+    from engine.llm.settings import ModelSettings
+
+    ModelSettings(answers="evidence").save()
+    library = Library()
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    BookIndexer(library, book_id).run(up_to=1)
+    window = _window(qtbot)
+    with qtbot.waitSignal(window.bookOpened, timeout=20000):
+        window.open_book(book_id)
+    return window
+
+
 def _drop(window: MainWindow, path) -> None:
     data = QMimeData()
     data.setUrls([QUrl.fromLocalFile(str(path))])
@@ -1385,16 +1400,7 @@ def test_a_question_about_a_passage_selected_in_the_reader(qtbot, fixtures, monk
     about it (its passage leads the evidence) and the history says so."""
     from PySide6.QtGui import QTextCursor
 
-    from engine.index.indexer import BookIndexer
-    from engine.llm.settings import ModelSettings
-
-    ModelSettings(answers="evidence").save()
-    library = Library()
-    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
-    BookIndexer(library, book_id).run(up_to=1)
-    window = _window(qtbot)
-    with qtbot.waitSignal(window.bookOpened, timeout=20000):
-        window.open_book(book_id)
+    window = _window_on_a_searchable_book(qtbot, fixtures)
     reader, panel = window.reader, window.ask_panel
     text = window.book.text
     start = text.index("Her name was Duchess")
@@ -1524,16 +1530,7 @@ def test_a_book_listed_as_damaged_by_its_index_still_opens_to_be_read(qtbot, fix
 
 
 def test_a_question_about_one_chapter_from_the_contents(qtbot, fixtures):
-    from engine.index.indexer import BookIndexer
-    from engine.llm.settings import ModelSettings
-
-    ModelSettings(answers="evidence").save()
-    library = Library()
-    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
-    BookIndexer(library, book_id).run(up_to=1)
-    window = _window(qtbot)
-    with qtbot.waitSignal(window.bookOpened, timeout=20000):
-        window.open_book(book_id)
+    window = _window_on_a_searchable_book(qtbot, fixtures)
     panel, contents = window.ask_panel, window.contents
     name = window.book.sections[1].display_name
     menu = contents.section_menu(contents.section_item(2))
