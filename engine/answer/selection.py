@@ -3,8 +3,8 @@ app's reader, `--about TEXT` on the command line): the passages that hold it
 are pinned into the evidence, and its opening words are added to the question
 as a quoted phrase, so the plan anchors on them and the ranking, the answer's
 prompt and the history all say what "this" is. A chapter (the contents'
-Ask About This Chapter, `--in SECTION`): only its passages are searched, and
-its name is added to the question."""
+"Ask About Stave III Only", `--in SECTION`): only its passages are searched,
+and its name is put in the question."""
 
 from __future__ import annotations
 
