@@ -48,6 +48,7 @@ from .tasks import URGENT, TaskCancelled
 SPAN_ROLE = Qt.ItemDataRole.UserRole
 ENTRY_ROLE = Qt.ItemDataRole.UserRole + 1  # a history item's id in the book's journal
 ASKED_ROLE = Qt.ItemDataRole.UserRole + 2  # when a history item was asked (Unix time)
+SEARCH_ROLE = Qt.ItemDataRole.UserRole + 3  # what the history's filter looks in, made once per item
 _SO_FAR = "Only what I have read"
 _CITATION = re.compile(r"\[((?:p\d+\.\d+)(?:,\s*p\d+\.\d+)*)\]")
 
@@ -296,6 +297,8 @@ class AskPanel(QWidget):
             item.setData(SPAN_ROLE, entry.result)
             item.setData(ENTRY_ROLE, entry.id)
             item.setData(ASKED_ROLE, entry.asked_at)
+            # Read back, a stored result is converted whole each time: not per keystroke of the filter.
+            item.setData(SEARCH_ROLE, f"{item.text()} {entry.answer} {(focus or {}).get('text', '')}".casefold())
             item.setToolTip(entry.answer[:400])
             self.history.addItem(item)
         self._filter_history()
@@ -306,9 +309,7 @@ class AskPanel(QWidget):
         words = self.history_filter.text().casefold().split()
         for row in range(self.history.count()):
             item = self.history.item(row)
-            result = item.data(SPAN_ROLE) or {}
-            searched = f"{item.text()} {result.get('answer', '')} {(result.get('focus') or {}).get('text', '')}"
-            item.setHidden(not all(word in searched.casefold() for word in words))
+            item.setHidden(not all(word in item.data(SEARCH_ROLE) for word in words))
 
     # ------------------------------------------------------------ asking
 
