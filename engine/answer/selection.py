@@ -54,9 +54,10 @@ def part_heading(text: str) -> str:
     return "The passage you selected" if text.startswith("(about \u201c") and text.endswith("\u201d)") else text
 
 
-def shown_text(text: str) -> str:
+def shown_text(text: str, limit: int = SHOWN_CHARACTERS) -> str:
+    """The text on one line, cut at a word after `limit` characters."""
     text = " ".join(text.split())
-    return text if len(text) <= SHOWN_CHARACTERS else text[:SHOWN_CHARACTERS].rsplit(" ", 1)[0] + "\u2026"
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "\u2026"
 
 
 def find_in_text(book_text: str, wanted: str) -> tuple[int, int] | None:

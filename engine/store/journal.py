@@ -228,6 +228,7 @@ def entry_markdown(entry: HistoryEntry) -> str:
     """One question of the history as Markdown: when it was asked, its
     evidence, the answer (or draft) and the passages it cites."""
     from ..answer.digest import quoted  # quoted as the app shows it
+    from ..answer.selection import shown_text
 
     result = entry.result
     asked = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.asked_at))
@@ -254,9 +255,7 @@ def entry_markdown(entry: HistoryEntry) -> str:
         lines.append("**Cited passages**")
         lines.append("")
         for citation in citations:
-            quote = " ".join(citation["quote"].split())
-            if len(quote) > 300:
-                quote = quote[:300].rsplit(" ", 1)[0] + "\u2026"
+            quote = shown_text(citation["quote"], 300)
             lines.append(f"- [{citation['passage_id']}] {citation['label']}: \u201c{quote}\u201d")
         lines.append("")
     return "\n".join(lines)
