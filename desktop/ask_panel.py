@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.answer.digest import quoted
-from engine.answer.selection import focus_record, opening, part_heading, shown_text, within_record
+from engine.answer.selection import focus_record, opening, part_heading, sections_named, shown_text, within_record
 from engine.durations import duration_text
 from engine.store.journal import HistoryEntry, entry_markdown
 from engine.llm.types import CancelToken
@@ -249,17 +249,22 @@ class AskPanel(QWidget):
         self.about_row.show()
         self.question.setPlaceholderText("Ask about the selected passage\u2026")
 
-    def set_within(self, ordinal: int) -> None:
-        """Make the next question about one chapter: only its passages are searched."""
-        if self.book is None or not 1 <= ordinal <= len(self.book.sections):
+    def set_within(self, ordinals: list[int]) -> None:
+        """Make the next question about some chapters: only their passages are searched."""
+        count = len(self.book.sections) if self.book is not None else 0
+        ordinals = sorted({ordinal for ordinal in ordinals if 1 <= ordinal <= count})
+        if not ordinals:
             return
         self.clear_focus()
-        self.within = [ordinal]
-        name = self.book.sections[ordinal - 1].display_name
+        self.within = ordinals
+        sections = self.book.sections
+        one = len(ordinals) == 1
+        name = sections[ordinals[0] - 1].display_name if one else sections_named(sections, ordinals)
         self.about.setText(f"About {name} only")
-        self.about.setToolTip("The next question is about this chapter: only its passages are searched")
+        self.about.setToolTip(f"The next question is about {'this chapter' if one else 'these chapters'}: only "
+                              f"{'its' if one else 'their'} passages are searched")
         self.about_row.show()
-        self.question.setPlaceholderText(f"Ask about {self.book.sections[ordinal - 1].label}\u2026")
+        self.question.setPlaceholderText(f"Ask about {sections_named(sections, ordinals)}\u2026")
 
     def clear_focus(self) -> None:
         """The next question is about the whole book (no selection, no chapter)."""
@@ -291,7 +296,7 @@ class AskPanel(QWidget):
             # An answer limited to what had been read says so: asked again now, it may say more.
             focus, within = (entry.result or {}).get("focus"), (entry.result or {}).get("within")
             about = f"[about \u201c{opening(focus['text'])}\u201d] " if focus else ""
-            about += f"[in {within['label'].split(':')[0]}] " if within else ""
+            about += f"[in {within.get('short') or within['label'].split(':')[0]}] " if within else ""
             item = QListWidgetItem(f"[up to {limit['label'].split(':')[0]}] {about}{entry.question}" if limit
                                    else f"{about}{entry.question}")
             item.setData(SPAN_ROLE, entry.result)
@@ -332,6 +337,8 @@ class AskPanel(QWidget):
     def ask(self) -> None:
         question = self.question.text().strip()
         if not question or self.book is None or self.cancel is not None or self.session_provider is None:
+            return
+        if self._past_reading_limit():
             return
         self._question_begun = False  # the next question typed may want a model the settings changed to
         self.cancel = CancelToken()
@@ -380,8 +387,35 @@ class AskPanel(QWidget):
             return handle
 
         self._flush.start()
+        def failed(message: str) -> None:
+            self._failed(message)
+            # A question that failed is about what it was about when asked
+            # again, unless the reader has picked something else since.
+            if self.focus is None and self.within is None:
+                if focus is not None:
+                    self.set_focus(*focus)
+                elif within is not None:
+                    self.set_within(within)
+
         self.runner.submit(work, name="Answering", lane=URGENT, on_success=unless_stale(self._finished),
-                           on_error=unless_stale(self._failed), on_cancelled=unless_stale(self._stopped_early))
+                           on_error=unless_stale(failed), on_cancelled=unless_stale(self._stopped_early))
+
+    def _past_reading_limit(self) -> bool:
+        """With "Only what I have read" ticked, chapters asked about that the
+        reader has not begun: nothing in them may be used, so the question is
+        not asked (it would find no evidence without saying why)."""
+        until = self.reading_until()
+        if self.within is None or until is None:
+            return False
+        sections = self.book.sections
+        if any(sections[ordinal - 1].start < until for ordinal in self.within):
+            return False
+        here = self.book.section_at(max(0, until - 1))
+        one = len(self.within) == 1
+        self.status.setText(f"{sections_named(sections, self.within)} {'lies' if one else 'lie'} past where you have "
+                            f"read (up to {here.label if here is not None else 'the opening pages'}): untick "
+                            f"\u201c{_SO_FAR}\u201d to ask about {'it' if one else 'them'}.")
+        return True
 
     def stop(self) -> None:
         if self.cancel is not None:
@@ -658,7 +692,7 @@ class AskPanel(QWidget):
             if focus:
                 self.set_focus(focus["start"], focus["end"])
             elif within:
-                self.set_within(within["sections"][0])
+                self.set_within(within["sections"])
             self.ask()
 
     def eventFilter(self, watched, event) -> bool:

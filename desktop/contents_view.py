@@ -3,30 +3,35 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QAbstractItemView, QMenu, QTreeWidget, QTreeWidgetItem
+from PySide6.QtWidgets import QAbstractItemView, QApplication, QMenu, QTreeWidget, QTreeWidgetItem
 
+from engine.answer.selection import sections_named
 from engine.book import Book, readable
 
 OFFSET_ROLE = Qt.ItemDataRole.UserRole
 ORDINAL_ROLE = Qt.ItemDataRole.UserRole + 1
-LABEL_ROLE = Qt.ItemDataRole.UserRole + 2  # "Stave III", "Chapter 12"
+PART_ROLE = Qt.ItemDataRole.UserRole + 2  # a part's ordinal
+# A longer name than this in the section menu reads as a count of sections.
+_MENU_NAME_CHARACTERS = 40
 
 
 class ContentsView(QTreeWidget):
     sectionActivated = Signal(int)  # stored-text offset to scroll to
-    askAboutRequested = Signal(int)  # the ordinal of a section to ask about
+    askAboutRequested = Signal(list)  # the ordinals of the sections to ask about
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setHeaderHidden(True)
         self.setRootIsDecorated(True)
         self.setUniformRowHeights(True)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        # Ctrl- and Shift-clicks pick several sections to ask about together.
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.setAccessibleName("Table of contents")
         self.itemClicked.connect(self._activate)
         self.itemActivated.connect(self._activate)
         self._section_items: dict[int, QTreeWidgetItem] = {}
         self._section_starts: list[tuple[int, int]] = []
+        self._sections = []
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.customContextMenuRequested.connect(self._menu)
 
@@ -42,6 +47,7 @@ class ContentsView(QTreeWidget):
         for part in book.parts:
             item = QTreeWidgetItem(self, [f"{part.label}: {readable(part.title)}" if part.title else part.label])
             item.setData(0, OFFSET_ROLE, part.start)
+            item.setData(0, PART_ROLE, part.ordinal)
             item.setExpanded(True)
             parents[part.ordinal] = item
         for section in book.sections:
@@ -54,10 +60,10 @@ class ContentsView(QTreeWidget):
             item = QTreeWidgetItem(parent if parent is not None else self, [label])
             item.setData(0, OFFSET_ROLE, section.start)
             item.setData(0, ORDINAL_ROLE, section.ordinal)
-            item.setData(0, LABEL_ROLE, section.label)
             item.setToolTip(0, section.display_name)
             self._section_items[section.ordinal] = item
         self._section_starts = [(s.start, s.ordinal) for s in book.sections]
+        self._sections = book.sections
         self.expandAll()
 
     def section_item(self, ordinal: int) -> QTreeWidgetItem | None:
@@ -79,19 +85,47 @@ class ContentsView(QTreeWidget):
             self.blockSignals(False)
 
     def _activate(self, item: QTreeWidgetItem) -> None:
+        # A Ctrl- or Shift-click adds to the sections picked; it does not go there.
+        picking = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+        if QApplication.keyboardModifiers() & picking:
+            return
+        self._go_to(item)
+
+    def sections_of(self, item: QTreeWidgetItem) -> list[int]:
+        """The sections an item stands for: a section, or a part's sections."""
+        ordinal = item.data(0, ORDINAL_ROLE)
+        if ordinal is not None:
+            return [int(ordinal)]
+        part = item.data(0, PART_ROLE)
+        return [s.ordinal for s in self._sections if part is not None and s.part == part]
+
+    def sections_to_ask_about(self, item: QTreeWidgetItem) -> list[int]:
+        """The item's sections, or, when it is one of several selected items,
+        all of theirs."""
+        items = self.selectedItems() if item.isSelected() else [item]
+        return sorted({ordinal for each in items for ordinal in self.sections_of(each)})
+
+    def section_menu(self, item: QTreeWidgetItem) -> QMenu:
+        """A section's menu: go there, or ask a question about it alone (or
+        about the part, or the sections selected with it)."""
+        menu = QMenu(self)
+        menu.addAction("Go to", lambda: self._go_to(item))
+        ordinals = self.sections_to_ask_about(item)
+        if ordinals:
+            menu.addAction(f"Ask About {self._menu_name(item, ordinals)} Only",
+                           lambda: self.askAboutRequested.emit(ordinals))
+        return menu
+
+    def _go_to(self, item: QTreeWidgetItem) -> None:
         offset = item.data(0, OFFSET_ROLE)
         if offset is not None:
             self.sectionActivated.emit(int(offset))
 
-    def section_menu(self, item: QTreeWidgetItem) -> QMenu:
-        """A section's menu: go there, or ask a question about it alone."""
-        menu = QMenu(self)
-        menu.addAction("Go to", lambda: self._activate(item))
-        ordinal = item.data(0, ORDINAL_ROLE)
-        if ordinal is not None:
-            menu.addAction(f"Ask About {item.data(0, LABEL_ROLE)} Only",
-                           lambda: self.askAboutRequested.emit(int(ordinal)))
-        return menu
+    def _menu_name(self, item: QTreeWidgetItem, ordinals: list[int]) -> str:
+        if item.data(0, PART_ROLE) is not None and ordinals == self.sections_of(item):
+            return item.text(0).split(":")[0]  # "Part 2"
+        name = sections_named(self._sections, ordinals)
+        return name if len(name) <= _MENU_NAME_CHARACTERS else f"These {len(ordinals)} Sections"
 
     def _menu(self, point) -> None:
         item = self.itemAt(point)

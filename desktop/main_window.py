@@ -273,6 +273,7 @@ class MainWindow(QMainWindow):
         self.ask_about_action = action("Ask About the &Selection", QKeySequence("Ctrl+Shift+K"),
                                        self.reader.ask_about_selection, book_menu)
         self.ask_about_action.setEnabled(False)
+        self.reader.ask_about_keys = self.ask_about_action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
         self.reader.copyAvailable.connect(self.ask_about_action.setEnabled)
         self.stop_action = action("&Stop Answering", QKeySequence("Ctrl+."), self.ask_panel.stop, book_menu)
         book_menu.addSeparator()
@@ -312,7 +313,9 @@ class MainWindow(QMainWindow):
                        ("Enter, Shift+Enter", "Next and previous match (in the find bar)"),
                        ("Enter, Delete", "Open, remove the selected book (in the library)"),
                        ("Down, Esc", "To the books, clear the filter (in the library's filter)"),
-                       ("Delete", "Delete the selected question (in the history)")]
+                       ("Delete", "Delete the selected question (in the history)"),
+                       ("Ctrl+click, Shift+click", "Pick several chapters to ask about together (in the contents; "
+                                                   "then right-click)")]
 
     def show_shortcuts(self) -> None:
         rows = "".join(f"<tr><td><b>{html.escape(key)}</b>&nbsp;&nbsp;</td><td>{html.escape(what)}</td></tr>"
@@ -376,9 +379,9 @@ class MainWindow(QMainWindow):
         self.ask_panel.set_focus(start, end)
         self.focus_question()
 
-    def ask_about_chapter(self, ordinal: int) -> None:
-        """The next question is about one chapter of the contents."""
-        self.ask_panel.set_within(ordinal)
+    def ask_about_chapter(self, ordinals: list[int]) -> None:
+        """The next question is about some chapters of the contents."""
+        self.ask_panel.set_within(ordinals)
         self.focus_question()
 
     # ------------------------------------------------------------ library

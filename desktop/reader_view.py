@@ -213,6 +213,7 @@ class ReaderView(QTextBrowser):
         self._find_highlights: list[QTextEdit.ExtraSelection] = []
         self.point_size = reader_font().pointSizeF()
         self.colours = "system"
+        self.ask_about_keys = ""  # the window's shortcut for Ask About the Selection, shown in the text's menu
 
     def show_book(self, document: QTextDocument, offsets: OffsetMap, read_to: int | None = None) -> None:
         previous = self._document
@@ -515,7 +516,10 @@ class ReaderView(QTextBrowser):
         if self._map is not None:
             menu.addSeparator()
             if self.selected_span() is not None:
-                ask = menu.addAction("Ask About the Selection")
+                # The window's shortcut is shown after a tab (the menu's shortcut
+                # column); set on this action it would clash with the window's.
+                ask = menu.addAction("Ask About the Selection" + (f"\t{self.ask_about_keys}" if self.ask_about_keys
+                                                                  else ""))
                 ask.setStatusTip("Ask a question about the selected passage: it leads the evidence")
                 ask.triggered.connect(self.ask_about_selection)
             words = self.selected_words()

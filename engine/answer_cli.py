@@ -155,7 +155,7 @@ def run_retrieve(args) -> int:
     check_question(args.question, args.book)  # before a new book's import and indexing, not after
     session = _session(args.book)
     until = _until(session, args.up_to)
-    focus, within = _about(session, args.about), session.checked_within(args.within)
+    focus, within = _about(session, args.about), session.checked_within(args.within, until)
     plan = session.plan(args.question, planner=args.planner, until=until, focus=focus, within=within)
     from .answer.retrieval import retrieve
     from .answer.selection import focus_record, within_record

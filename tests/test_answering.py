@@ -298,9 +298,22 @@ def test_a_question_about_one_chapter_searches_only_it_and_spends_the_budget_the
     # The chapter is named inside the question, not made a part of the plan of its own.
     name = session.context.book.sections[last - 1].display_name
     assert found.plan.question == f"What does the old horse say, in {name}?" and len(found.plan.parts) == 1
-    # With a reader's position before that chapter, nothing of it is used.
-    before = session.context.book.sections[last - 1].start
-    assert session.retrieve(question, budget=6, within=[last], until=before).passages == []
+    # Several chapters: the budget is spread over them, and they are named by their headings.
+    sections = session.context.book.sections
+    both = session.retrieve(question, budget=6, within=[last, 1])
+    assert {node.section for node in both.passages} == {1, last} and len(both.passages) == 6
+    assert both.within == [1, last]
+    assert both.plan.question == f"What does the old horse say, in {sections[0].label} and {sections[-1].label}?"
+    # With a reader's position before a chapter, nothing of it is used; before
+    # all of those asked about, the question is refused in one line (an answer
+    # with no evidence would not say why).
+    before = sections[last - 1].start
+    assert {node.section for node in session.retrieve(question, budget=6, within=[1, last], until=before).passages} \
+        == {1}
+    reading = session.context.reading_limit(before)["label"]
+    with pytest.raises(ChapterhouseError, match=rf"^Black Beauty: {re.escape(name)} lies past the reading limit "
+                                                rf"\(up to {re.escape(reading)}\): nothing there may be used"):
+        session.retrieve(question, budget=6, within=[last], until=before)
     with pytest.raises(ChapterhouseError, match=rf"^Black Beauty: section {last + 1}: the book has sections 1 to"):
         session.retrieve(question, within=[last + 1])
 

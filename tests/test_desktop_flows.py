@@ -18,6 +18,7 @@ pytest.importorskip("PySide6")
 
 from PySide6.QtCore import QElapsedTimer, QEvent, QMimeData, QPoint, QPointF, Qt, QTimer, QUrl  # noqa: E402
 from PySide6.QtGui import QDropEvent  # noqa: E402
+from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from desktop.app import create_application  # noqa: E402
@@ -707,11 +708,14 @@ def test_settings_round_trip_and_a_missing_model_is_a_message(qtbot, fixtures, c
 
     _import_and_index(qtbot, window, fixtures / "three-chapters.txt")
     window.ask_panel.question.setText(QUESTION)
+    window.ask_panel.set_within([2])
     with qtbot.waitSignal(window.ask_panel.answerFailed, timeout=60000) as failed:
         window.ask_panel.ask()
     assert str(missing) in failed.args[0]
     assert window.banner.isVisible() and str(missing) in window.banner.label.text()
     assert window.ask_panel.ask_button.isEnabled()
+    # Asked again once the model is there, the question is about the same chapter.
+    assert window.ask_panel.within == [2] and window.ask_panel.about_row.isVisible()
 
 
 def test_evidence_only_answers_say_so_and_load_no_model(qtbot, fixtures):
@@ -1411,7 +1415,8 @@ def test_a_question_about_a_passage_selected_in_the_reader(qtbot, fixtures, monk
     assert window.ask_about_action.isEnabled() and reader.selected_span() == (start, end)
     point = reader.cursorRect(cursor).center()
     menu = reader.context_menu(point)
-    ask_about = next(action for action in menu.actions() if action.text() == "Ask About the Selection")
+    ask_about = next(action for action in menu.actions() if action.text().startswith("Ask About the Selection"))
+    assert ask_about.text() == "Ask About the Selection\tCtrl+Shift+K"  # with the window's shortcut shown
     ask_about.trigger()
     menu.deleteLater()
     assert panel.about_row.isVisible() and panel.focus == (start, end)
@@ -1529,7 +1534,7 @@ def test_a_book_listed_as_damaged_by_its_index_still_opens_to_be_read(qtbot, fix
     assert window.banner.action.isVisible() and window.banner.action.text() == "Repair\u2026"
 
 
-def test_a_question_about_one_chapter_from_the_contents(qtbot, fixtures):
+def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
     window = _window_on_a_searchable_book(qtbot, fixtures)
     panel, contents = window.ask_panel, window.contents
     name = window.book.sections[1].display_name
@@ -1543,7 +1548,7 @@ def test_a_question_about_one_chapter_from_the_contents(qtbot, fixtures):
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as finished:
         panel.ask()
     result = finished.args[0]
-    assert result["within"] == {"sections": [2], "label": name} and panel.within is None
+    assert result["within"] == {"sections": [2], "label": name, "short": "Chapter 2"} and panel.within is None
     assert {passage["section"] for part in result["parts"] for passage in part["passages"]} == {2}
     assert f"About {name} only" in panel.answer_view.toPlainText()
     qtbot.waitUntil(lambda: panel.history.count() == 1, timeout=10000)
@@ -1551,7 +1556,41 @@ def test_a_question_about_one_chapter_from_the_contents(qtbot, fixtures):
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as again:
         panel.ask_again(panel.history.item(0))
     assert again.args[0]["within"] == result["within"]
+    # Several chapters, picked with Ctrl-clicks that do not leave the page being read.
+    reader_at = window.reader.verticalScrollBar().value()
+    for ordinal in (2, 3):
+        item = contents.section_item(ordinal)
+        QTest.mouseClick(contents.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier,
+                         contents.visualItemRect(item).center())
+    assert window.reader.verticalScrollBar().value() == reader_at
+    menu = contents.section_menu(contents.section_item(3))
+    assert [action.text() for action in menu.actions()] == ["Go to", "Ask About Chapter 2 and Chapter 3 Only"]
+    menu.actions()[1].trigger()
+    menu.deleteLater()
+    assert panel.within == [2, 3] and panel.about.text() == "About Chapter 2 and Chapter 3 only"
+    panel.question.setText("What happens here?")
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as finished:
+        panel.ask()
+    both = finished.args[0]
+    assert both["within"] == {"sections": [2, 3], "label": "Chapter 2 and Chapter 3",
+                              "short": "Chapter 2 and Chapter 3"}
+    assert {passage["section"] for part in both["parts"] for passage in part["passages"]} == {2, 3}
+    qtbot.waitUntil(lambda: panel.history.count() == 3, timeout=10000)
+    assert panel.history.item(0).text() == "[in Chapter 2 and Chapter 3] What happens here?"
+    # A chapter past where the reader is, with "Only what I have read" ticked:
+    # said in one line, and the question stays about it for when the box is unticked.
+    window.reader.verticalScrollBar().setValue(0)
+    panel.so_far.setChecked(True)
+    panel.set_within([3])
+    panel.ask()
+    assert not panel.busy() and panel.within == [3] and panel.about_row.isVisible()
+    assert panel.status.text() == ("Chapter 3 lies past where you have read (up to Chapter 1): untick \u201cOnly "
+                                   "what I have read\u201d to ask about it.")
+    panel.so_far.setChecked(False)
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as unlimited:
+        panel.ask()
+    assert unlimited.args[0]["within"]["sections"] == [3]
     # A selection and a chapter do not add up: the last one chosen is what the question is about.
-    panel.set_within(3)
+    panel.set_within([3])
     panel.set_focus(0, 20)
     assert panel.within is None and panel.focus == (0, 20)

@@ -172,6 +172,15 @@ def test_a_question_about_one_chapter_from_the_command_line(fixtures, capsys):
     assert code == 0 and asked["within"] == found["within"]
     code, out, _ = _run(capsys, "history", found["book_id"])
     assert f"[in {found['within']['label']}] What happens here?" in out
+    code, out, _ = _run(capsys, "retrieve", found["book_id"], "What happens here?", "--in", "3", "--in", "1",
+                        "--json")
+    several = json.loads(out)
+    assert code == 0 and several["within"] == {"sections": [1, 3], "label": "Chapter 1 and Chapter 3",
+                                               "short": "Chapter 1 and Chapter 3"}
+    assert {passage["section"] for passage in several["passages"]} == {1, 3}
+    code, out, err = _run(capsys, "retrieve", found["book_id"], "What happens here?", "--in", "3", "--up-to", "1")
+    assert code == 2 and err.startswith("chapterhouse: error: Three Chapters from Black Beauty: Chapter 3")
+    assert "lies past the reading limit (up to Chapter 1" in err and err.count("\n") == 1
     code, out, err = _run(capsys, "retrieve", found["book_id"], "What happens here?", "--in", "9")
     assert code == 2 and err == ("chapterhouse: error: Three Chapters from Black Beauty: section 9: the book has "
                                  "sections 1 to 3 (see `chapterhouse sections`)\n")

@@ -2,9 +2,9 @@
 app's reader, `--about TEXT` on the command line): the passages that hold it
 are pinned into the evidence, and its opening words are added to the question
 as a quoted phrase, so the plan anchors on them and the ranking, the answer's
-prompt and the history all say what "this" is. A chapter (the contents'
-"Ask About Stave III Only", `--in SECTION`): only its passages are searched,
-and its name is put in the question."""
+prompt and the history all say what "this" is. Chapters (the contents'
+"Ask About Stave III Only", `--in SECTION`): only their passages are
+searched, and their names are put in the question."""
 
 from __future__ import annotations
 
@@ -79,8 +79,8 @@ def focus_record(context, focus: tuple[int, int]) -> dict:
 
 
 def within_question(question: str, label: str) -> str:
-    """The question as planned and answered when it is about one chapter: the
-    chapter named inside it, so the plan does not make it a part of its own."""
+    """The question as planned and answered when it is about some chapters:
+    their names inside it, so the plan does not make them a part of their own."""
     question = question.strip()
     if question.endswith("?"):
         return f"{question[:-1].rstrip()}, in {label}?"
@@ -88,6 +88,26 @@ def within_question(question: str, label: str) -> str:
 
 
 def within_record(context, within: list[int]) -> dict:
-    """What is kept of the chapters a question was about: their ordinals and names."""
-    names = [context.book.sections[ordinal - 1].display_name for ordinal in within]
-    return {"sections": list(within), "label": ", ".join(names)}
+    """What is kept of the chapters a question was about: their ordinals,
+    their names (one chapter's in full, with its title; several by their
+    headings) and a short name for lists."""
+    sections = context.book.sections
+    short = sections_named(sections, within)
+    label = sections[within[0] - 1].display_name if len(within) == 1 else short
+    return {"sections": list(within), "label": label, "short": short}
+
+
+def sections_named(sections, ordinals: list[int]) -> str:
+    """Sections by their headings, a run of three or more as its ends:
+    "Stave I, Stave III to Stave V"."""
+    runs: list[list[int]] = []
+    for ordinal in sorted(set(ordinals)):
+        if runs and ordinal == runs[-1][-1] + 1:
+            runs[-1].append(ordinal)
+        else:
+            runs.append([ordinal])
+    named = []
+    for run in runs:
+        first, last = sections[run[0] - 1].label, sections[run[-1] - 1].label
+        named += [f"{first} to {last}"] if len(run) > 2 else [sections[o - 1].label for o in run]
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]

@@ -135,12 +135,15 @@ class AnswerSession:
     def retrieve(self, question: str, budget: int = 12, planner: str = "code", features: Features | None = None,
                  cancel: CancelToken | None = None, until: int | None = None,
                  focus: tuple[int, int] | None = None, within: list[int] | None = None) -> Retrieval:
-        focus, within = self.checked_focus(focus), self.checked_within(within)
+        focus, within = self.checked_focus(focus), self.checked_within(within, until)
         return retrieve(self.plan(question, planner, cancel, until, focus, within), self.context, budget=budget,
                         features=features, until=until, focus=focus, within=within)
 
-    def checked_within(self, within: list[int] | None) -> list[int] | None:
-        """Section ordinals asked about, refused in one line when the book has no such section."""
+    def checked_within(self, within: list[int] | None, until: int | None = None) -> list[int] | None:
+        """Section ordinals asked about, refused in one line when the book has
+        no such section, or when a reading limit (`until`) comes before all of
+        them: nothing in them may be used, and an answer with no evidence would
+        not say why."""
         if within is None:
             return None
         count = len(self.indexer.book.sections)
@@ -148,7 +151,15 @@ class AnswerSession:
         if wrong or not within:
             raise ChapterhouseError(f"{self.indexer.book.title}: section {wrong[0] if wrong else '(none)'}: the book "
                                     f"has sections 1 to {count} (see `chapterhouse sections`)")
-        return sorted(set(within))
+        within = sorted(set(within))
+        begun = self.context.sections_begun(until)
+        if begun is not None and not set(within) & set(begun):
+            asked = within_record(self.context, within)["label"]
+            limit = self.context.reading_limit(until)["label"]
+            raise ChapterhouseError(f"{self.indexer.book.title}: {asked} {'lies' if len(within) == 1 else 'lie'} past "
+                                    f"the reading limit (up to {limit}): nothing there may be used until it is read "
+                                    "or the limit is lifted")
+        return within
 
     def checked_focus(self, focus: tuple[int, int] | None) -> tuple[int, int] | None:
         """A selection's span, refused in one line when it is not text of this book."""
@@ -208,7 +219,7 @@ class AnswerSession:
         `within` (section ordinals: a chapter), only those sections are used."""
         cancel = cancel or CancelToken()
         started = time.perf_counter()
-        focus, within = self.checked_focus(focus), self.checked_within(within)
+        focus, within = self.checked_focus(focus), self.checked_within(within, until)
         if planner == "auto" and not self.writes_answers:
             planner = "code"
         plan = self.plan(question, planner, cancel, until, focus, within)
