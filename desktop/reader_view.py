@@ -68,8 +68,10 @@ class OffsetMap:
         return offset
 
 
-# Reading colours (page, text, the margin beside the column); "system" follows the window's palette.
-READING_COLOURS = {"sepia": ("#f4ecd8", "#5b4636", "#e6dcc3"), "night": ("#1d1f21", "#d4d0c8", "#141516")}
+# Reading colours (page, text, the margin beside the column, the scroll bar's
+# handle); "system" follows the window's palette.
+READING_COLOURS = {"sepia": ("#f4ecd8", "#5b4636", "#e6dcc3", "#d3c4a3"),
+                   "night": ("#1d1f21", "#d4d0c8", "#141516", "#45494d")}
 READING_COLOUR_NAMES = {"system": "As the &Window", "sepia": "&Sepia", "night": "&Night"}
 
 
@@ -370,11 +372,14 @@ class ReaderView(QTextBrowser):
         self.colours = name if name in READING_COLOURS else "system"
         palette = QApplication.palette(self)
         if self.colours in READING_COLOURS:
-            page, text, margin = (QColor(colour) for colour in READING_COLOURS[self.colours])
+            page, text, margin, handle = (QColor(colour) for colour in READING_COLOURS[self.colours])
             for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
                 palette.setColor(group, QPalette.ColorRole.Base, page)
                 palette.setColor(group, QPalette.ColorRole.Text, text)
                 palette.setColor(group, QPalette.ColorRole.Window, margin)
+                # The scroll bar beside the page: a bright handle on a night page glares.
+                palette.setColor(group, QPalette.ColorRole.Button, handle)
+                palette.setColor(group, QPalette.ColorRole.ButtonText, text)
         self.setPalette(palette)
         self.setAutoFillBackground(self.colours in READING_COLOURS)  # the margins beside the column too
 

@@ -414,6 +414,8 @@ def test_reading_colours_are_chosen_from_the_view_menu_and_kept(qtbot, window):
     night.trigger()
     assert night.isChecked() and window.reader.palette().color(base).name() == "#1d1f21"
     assert window.reader.palette().color(QPalette.ColorRole.Text).name() == "#d4d0c8"
+    # The scroll bar beside the page goes dark with it.
+    assert window.reader.verticalScrollBar().palette().color(QPalette.ColorRole.Button).name() == "#45494d"
     window.close()
     again = MainWindow(Library())
     qtbot.addWidget(again)
