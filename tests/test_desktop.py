@@ -500,3 +500,37 @@ def test_up_and_down_recall_the_questions_asked_before(qtbot):
     qtbot.keyClicks(box, "What did the old horse say")
     qtbot.keyClick(box, Qt.Key.Key_Up)
     assert box.text() == "What did the old horse say"
+
+
+def test_the_contents_ask_about_a_part_or_the_chapters_picked_together(qtbot, fixtures):
+    from desktop.contents_view import ContentsView
+    from engine.answer.selection import sections_named
+
+    library = Library()
+    book = library.load(library.import_book(fixtures / "black-beauty-excerpt.txt").book_id)
+    contents = ContentsView()
+    qtbot.addWidget(contents)
+    contents.show_book(book)
+    opening, part = contents.topLevelItem(0), contents.topLevelItem(1)
+    assert opening.text(0) == "Beginning" and part.text(0).startswith("Part I")
+    assert [action.text() for action in contents.section_menu(opening).actions()] == ["Go to"]
+
+    def offered(item) -> tuple[str, list[int]]:
+        menu = contents.section_menu(item)
+        asked = []
+        contents.askAboutRequested.connect(asked.append)
+        menu.actions()[1].trigger()
+        contents.askAboutRequested.disconnect(asked.append)
+        menu.deleteLater()
+        return menu.actions()[1].text(), asked[0]
+
+    assert offered(part) == ("Ask About Part I Only", [1, 2, 3])
+    assert offered(contents.section_item(2)) == ("Ask About Chapter 2 Only", [2])
+    # The item right-clicked among several selected: all of them.
+    contents.section_item(1).setSelected(True)
+    contents.section_item(3).setSelected(True)
+    assert offered(contents.section_item(3)) == ("Ask About Chapter 1 and Chapter 3 Only", [1, 3])
+    assert offered(contents.section_item(2)) == ("Ask About Chapter 2 Only", [2])  # not one of them
+    assert sections_named(book.sections, [1, 2, 3]) == "Chapter 1 to Chapter 3"
+    assert sections_named(book.sections, [3, 1, 2, 1]) == "Chapter 1 to Chapter 3"
+    assert sections_named(book.sections, [1, 2]) == "Chapter 1 and Chapter 2"
