@@ -55,6 +55,7 @@ _FILE_FILTER = "Books (*.txt *.epub *.html *.htm *.zip);;All files (*)"
 _WRITE_SLICE_SECONDS = 0.015
 _LIBRARY_PAGE, _READER_PAGE = 0, 1
 LAST_BOOK_KEY = "session/openBook"  # the book in the reader when the window closed ("" for none)
+_PANE_KEYS = {True: "window/contentsShown", False: "window/askPanelShown"}  # by "is it the contents"
 
 
 class ErrorBanner(QFrame):
@@ -125,6 +126,7 @@ class MainWindow(QMainWindow):
         # show them again, nor queue them for indexing.
         self._removed: set[str] = set()
         self._restarting = False  # new settings stopped indexing, and it resumes as soon as they apply
+        self._maximized_before_full_screen = False
         self.setWindowTitle("Chapterhouse")
         self.setAcceptDrops(True)
         self.resize(1400, 860)
@@ -279,10 +281,26 @@ class MainWindow(QMainWindow):
         book_menu.addSeparator()
         self.read_to_page_action = action("I Have &Read Up to This Page", None, self.read_up_to_this_page, book_menu)
         toolbar.addSeparator()
-        action("A\u2212", QKeySequence.StandardKey.ZoomOut, lambda: self.reader.set_point_size(self.reader.point_size - 1),
-               view_menu, True, "Smaller text (Ctrl+-)")
-        action("A+", QKeySequence.StandardKey.ZoomIn, lambda: self.reader.set_point_size(self.reader.point_size + 1),
-               view_menu, True, "Larger text (Ctrl++)")
+        smaller = action("&Smaller Text", QKeySequence.StandardKey.ZoomOut,
+                         lambda: self.reader.set_point_size(self.reader.point_size - 1), view_menu, True,
+                         "Smaller text (Ctrl+-)")
+        larger = action("&Larger Text", QKeySequence.StandardKey.ZoomIn,
+                        lambda: self.reader.set_point_size(self.reader.point_size + 1), view_menu, True,
+                        "Larger text (Ctrl++)")
+        smaller.setIconText("A\u2212")  # on the toolbar
+        larger.setIconText("A+")
+        view_menu.addSeparator()
+        # Panes a reader can put away on a small screen (kept for the next start).
+        self.contents_action = action("&Contents", QKeySequence("Ctrl+Shift+T"),
+                                      lambda checked: self.show_pane(self.contents, checked), view_menu)
+        self.ask_panel_action = action("&Ask Panel", QKeySequence("Ctrl+Shift+A"),
+                                       lambda checked: self.show_pane(self.ask_panel, checked), view_menu)
+        for item in (self.contents_action, self.ask_panel_action):
+            item.setCheckable(True)
+            item.setChecked(True)
+        self.full_screen_action = action("&Full Screen", QKeySequence.StandardKey.FullScreen, self.toggle_full_screen,
+                                         view_menu)
+        self.full_screen_action.setCheckable(True)
         help_menu = self.menuBar().addMenu("&Help")
         action("&Keyboard Shortcuts", QKeySequence.StandardKey.HelpContents, self.show_shortcuts, help_menu)
         action("&About Chapterhouse", None, self.show_about, help_menu)
@@ -298,12 +316,7 @@ class MainWindow(QMainWindow):
     def shortcuts(self) -> list[tuple[str, str]]:
         """Every key the window answers to, with what it does: the menus'
         shortcuts as they are set, then the keys that act inside a pane."""
-        def described(item: QAction) -> str:
-            text = item.text().replace("&", "")
-            # "A+" says less than its tooltip, "Larger text (Ctrl++)".
-            return text if len(text) > 2 else item.toolTip().split(" (")[0]
-
-        keys = [(item.shortcut().toString(QKeySequence.SequenceFormat.NativeText), described(item))
+        keys = [(item.shortcut().toString(QKeySequence.SequenceFormat.NativeText), item.text().replace("&", ""))
                 for menu in self.menuBar().findChildren(QMenu) for item in menu.actions()
                 if not item.shortcut().isEmpty()]
         keys = list(dict.fromkeys(keys))  # a submenu's actions are found twice
@@ -370,7 +383,34 @@ class MainWindow(QMainWindow):
         self.find_action.setToolTip("Filter the library by title or author (Ctrl+F)" if on_library else
                                     "Find in the book (Ctrl+F)")
 
+    def show_pane(self, pane: QWidget, shown: bool) -> None:
+        """Show or put away the contents or the ask panel."""
+        pane.setVisible(shown)
+        splitter, width = (self.reader_splitter, 260) if pane is self.contents else (self.splitter, 400)
+        index = splitter.indexOf(pane)
+        if shown and splitter.sizes()[index] == 0:
+            # Dragged shut before it was put away: shown again, it gets its width back.
+            sizes = splitter.sizes()
+            other = 1 - index
+            sizes[other], sizes[index] = max(sizes[other] - width, width), width
+            splitter.setSizes(sizes)
+        item = self.contents_action if pane is self.contents else self.ask_panel_action
+        item.setChecked(shown)
+        QSettings().setValue(_PANE_KEYS[item is self.contents_action], shown)
+
+    def toggle_full_screen(self) -> None:
+        if self.isFullScreen():
+            self.showNormal()
+            if self._maximized_before_full_screen:
+                self.showMaximized()
+        else:
+            self._maximized_before_full_screen = self.isMaximized()
+            self.showFullScreen()
+        self.full_screen_action.setChecked(self.isFullScreen())
+
     def focus_question(self) -> None:
+        if not self.ask_panel.isVisible():  # asking brings the panel back
+            self.show_pane(self.ask_panel, True)
         self.ask_panel.question.setFocus()
         self.ask_panel.question.selectAll()
 
@@ -1033,10 +1073,14 @@ class MainWindow(QMainWindow):
         if size is not None:
             self.reader.set_point_size(float(size))
         self.set_reading_colours(settings.value("reader/colours", "system"))
+        for is_contents, pane in ((True, self.contents), (False, self.ask_panel)):
+            if settings.value(_PANE_KEYS[is_contents], True, type=bool) is False:
+                self.show_pane(pane, False)
 
     def closeEvent(self, event) -> None:
         settings = QSettings()
-        settings.setValue("window/geometry", self.saveGeometry())
+        if not self.isFullScreen():  # the next start opens as a window, where it was before
+            settings.setValue("window/geometry", self.saveGeometry())
         settings.setValue("window/splitter", self.splitter.saveState())
         settings.setValue("window/readerSplitter", self.reader_splitter.saveState())
         settings.setValue("reader/pointSize", self.reader.point_size)

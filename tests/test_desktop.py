@@ -432,7 +432,7 @@ def test_the_help_menu_lists_every_shortcut_as_set(qtbot, window, monkeypatch):
     keys = dict(window.shortcuts())
     assert keys["Ctrl+K"] == "Ask a Question" and keys["Ctrl+Shift+K"] == "Ask About the Selection"
     assert keys["Ctrl+F"] == "Find in Library" and keys["Alt+Left"] == "\u2190 Back"
-    assert keys["Esc"].startswith("Stop the answer") and keys["Ctrl++"] == "Larger text"
+    assert keys["Esc"].startswith("Stop the answer") and keys["Ctrl++"] == "Larger Text"
     shown = []
     monkeypatch.setattr(QMessageBox, "information", lambda parent, title, text: shown.append(text))
     monkeypatch.setattr(QMessageBox, "about", lambda parent, title, text: shown.append(text))
@@ -534,3 +534,41 @@ def test_the_contents_ask_about_a_part_or_the_chapters_picked_together(qtbot, fi
     assert sections_named(book.sections, [1, 2, 3]) == "Chapter 1 to Chapter 3"
     assert sections_named(book.sections, [3, 1, 2, 1]) == "Chapter 1 to Chapter 3"
     assert sections_named(book.sections, [1, 2]) == "Chapter 1 and Chapter 2"
+
+
+def test_the_panes_are_put_away_and_back_and_the_reader_goes_full_screen(qtbot, window):
+    _open_sample(qtbot, window)
+    reading_width = window.reader.width()
+    window.contents_action.trigger()
+    window.ask_panel_action.trigger()
+    qtbot.waitUntil(lambda: window.reader.width() > reading_width + 500, timeout=5000)  # the page has the room
+    assert window.contents.isHidden() and window.ask_panel.isHidden()
+    assert not window.contents_action.isChecked() and not window.ask_panel_action.isChecked()
+    window.close()
+    # Kept for the next start.
+    again = MainWindow(Library())
+    qtbot.addWidget(again)
+    again.resize(1100, 760)
+    again.show()
+    qtbot.waitExposed(again)
+    _open_sample(qtbot, again)
+    assert again.contents.isHidden() and again.ask_panel.isHidden()
+    assert not again.contents_action.isChecked() and not again.ask_panel_action.isChecked()
+    again.contents_action.trigger()
+    qtbot.waitUntil(lambda: again.contents.width() >= 200, timeout=5000)
+    # Asking brings the ask panel back.
+    again.ask_action.trigger()
+    qtbot.waitUntil(lambda: again.ask_panel.width() >= 300, timeout=5000)
+    assert again.ask_panel_action.isChecked() and again.ask_panel.question.hasFocus()
+    # Dragged shut, then put away and shown again from the menu: it has its width back.
+    again.reader_splitter.setSizes([0, sum(again.reader_splitter.sizes())])
+    again.contents_action.trigger()
+    again.contents_action.trigger()
+    qtbot.waitUntil(lambda: again.contents.width() >= 200, timeout=5000)
+    again.full_screen_action.trigger()
+    qtbot.waitUntil(again.isFullScreen, timeout=5000)
+    assert again.full_screen_action.isChecked()
+    again.full_screen_action.trigger()
+    qtbot.waitUntil(lambda: not again.isFullScreen(), timeout=5000)
+    assert not again.full_screen_action.isChecked()
+    again.close()
