@@ -622,6 +622,29 @@ class AskPanel(QWidget):
         if span:
             self.passageActivated.emit(*span)
 
+    def step_evidence(self, step: int) -> bool:
+        """Show the next (1) or previous (-1) passage of the evidence in the
+        book, from the one picked in the tree, going round at the ends;
+        False when there is no evidence."""
+        passages = [top.child(row) for top in (self.evidence.topLevelItem(index)
+                                                for index in range(self.evidence.topLevelItemCount()))
+                    for row in range(top.childCount())]
+        if not passages:
+            return False
+        current = self.evidence.currentItem()
+        while current is not None and current.parent() is not None and current not in passages:
+            current = current.parent()  # a passage's full text: the passage
+        if current in passages:
+            index = (passages.index(current) + step) % len(passages)
+        elif current is not None:  # a section's heading: its first passage, or the one before it
+            index = (passages.index(current.child(0)) + min(step, 0)) % len(passages)
+        else:
+            index = 0 if step > 0 else len(passages) - 1
+        self.evidence.setCurrentItem(passages[index])
+        self.evidence.scrollToItem(passages[index])
+        self._evidence_clicked(passages[index])
+        return True
+
     def _evidence_clicked(self, item: QTreeWidgetItem) -> None:
         span = item.data(0, SPAN_ROLE)
         if span:

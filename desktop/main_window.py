@@ -277,6 +277,10 @@ class MainWindow(QMainWindow):
         self.ask_about_action.setEnabled(False)
         self.reader.ask_about_keys = self.ask_about_action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
         self.reader.copyAvailable.connect(self.ask_about_action.setEnabled)
+        self.next_evidence_action = action("&Next Evidence Passage", QKeySequence("F8"),
+                                           lambda: self.ask_panel.step_evidence(1), book_menu)
+        self.previous_evidence_action = action("&Previous Evidence Passage", QKeySequence("Shift+F8"),
+                                               lambda: self.ask_panel.step_evidence(-1), book_menu)
         self.stop_action = action("&Stop Answering", QKeySequence("Ctrl+."), self.ask_panel.stop, book_menu)
         book_menu.addSeparator()
         self.read_to_page_action = action("I Have &Read Up to This Page", None, self.read_up_to_this_page, book_menu)

@@ -1577,6 +1577,20 @@ def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
     assert {passage["section"] for part in both["parts"] for passage in part["passages"]} == {2, 3}
     qtbot.waitUntil(lambda: panel.history.count() == 3, timeout=10000)
     assert panel.history.item(0).text() == "[in Chapter 2 and Chapter 3] What happens here?"
+    # F8 and Shift+F8 step through the evidence in the book, in book order, going round at the ends.
+    spans = sorted({(passage["start"], passage["end"]) for part in both["parts"] for passage in part["passages"]})
+    shown = []
+    panel.passageActivated.connect(lambda start, end: shown.append((start, end)))
+    for _ in range(len(spans) + 1):
+        window.next_evidence_action.trigger()
+    assert shown == spans + spans[:1]
+    qtbot.waitUntil(lambda: window.reader.is_offset_visible(spans[0][0]), timeout=10000)
+    window.previous_evidence_action.trigger()
+    window.previous_evidence_action.trigger()
+    assert shown[-2:] == [spans[-1], spans[-2]]
+    panel.evidence.setCurrentItem(panel.evidence.topLevelItem(1))  # a section's heading: from its first passage
+    window.next_evidence_action.trigger()
+    assert shown[-1] == (panel.evidence.topLevelItem(1).child(0).data(0, SPAN_ROLE))
     # A chapter past where the reader is, with "Only what I have read" ticked:
     # said in one line, and the question stays about it for when the box is unticked.
     window.reader.verticalScrollBar().setValue(0)
