@@ -115,7 +115,11 @@ class LibraryView(QWidget):
         self.open_button = QPushButton("Open", self)
         # One button: stops a book's indexing, or starts it again (after a
         # stop, or an error such as a full disk that the user has since fixed).
-        self.index_button = QPushButton("Stop indexing", self)
+        self.index_button = QPushButton("Index now", self)
+        # Wide enough for either label: the buttons beside it stay put as it changes.
+        self.index_button.setMinimumWidth(self.index_button.sizeHint().width()
+                                          + self.index_button.fontMetrics().horizontalAdvance("Stop indexing")
+                                          - self.index_button.fontMetrics().horizontalAdvance("Index now"))
         self.remove_button = QPushButton("Remove\u2026", self)
         self.repair_button = QPushButton("Repair\u2026", self)
         self.repair_button.setToolTip("Make the book again from the file it was imported from, keeping its questions "
@@ -301,6 +305,6 @@ class LibraryView(QWidget):
         # not, opening says so, with Repair beside the message.
         self.open_button.setEnabled(book_id is not None)
         active = book_id in self._active
-        self.index_button.setText("Stop indexing" if active or book_id is None else "Index now")
+        self.index_button.setText("Stop indexing" if active else "Index now")
         self.index_button.setEnabled(book_id is not None and not damaged and
                                      (active or self._stages.get(book_id, 0) < self.target_stage))

@@ -651,6 +651,7 @@ def test_a_full_disk_is_a_message_and_index_now_resumes_after_space_is_freed(qtb
     with qtbot.waitSignal(window.libraryChanged, timeout=10000):
         window.refresh_library()  # a redrawn library still says so
     assert "stopped by an error" in view.table.item(0, 3).text()
+    assert view.index_button.text() == "Index now" and not view.index_button.isEnabled()  # nothing selected
     view.select(book_id)
     assert view.index_button.text() == "Index now" and view.index_button.isEnabled()
 
