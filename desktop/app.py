@@ -7,15 +7,18 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import QSettings
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from engine import __version__
-from engine.paths import config_dir, sample_book_path
+from engine.paths import config_dir, resources_dir, sample_book_path
 from engine.store import Library
 
 from .main_window import LAST_BOOK_KEY, MainWindow
 from .responsiveness import prepare_process
 from .single_instance import claim_or_hand_over
+
+APP_ICON = resources_dir() / "icons" / "chapterhouse.svg"
 
 
 def create_application(argv: list[str] | None = None, prepare: bool = True) -> QApplication:
@@ -25,6 +28,8 @@ def create_application(argv: list[str] | None = None, prepare: bool = True) -> Q
     app.setApplicationName("Chapterhouse")
     app.setOrganizationName("Chapterhouse")
     app.setApplicationVersion(__version__)
+    app.setWindowIcon(QIcon(str(APP_ICON)))
+    app.setDesktopFileName("chapterhouse")  # the launcher's entry (packaging/bootstrap.py launcher)
     # Window state lives in the user's config dir (or under CHAPTERHOUSE_HOME).
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(config_dir()))

@@ -5,6 +5,9 @@
                                                  (on the bundled sample book by default)
     python3 packaging/bootstrap.py test [ARGS]   set up, then run the test suite
                                                  (ARGS go to pytest)
+    python3 packaging/bootstrap.py launcher      set up, then add Chapterhouse to the
+                                                 desktop's applications menu (Linux;
+                                                 it opens .epub and .txt books too)
 
 Needs only Python 3.11+ and a C/C++ compiler (llama-cpp-python builds from
 source). The environment lives in .venv (or $CHAPTERHOUSE_VENV) and is reused:
@@ -74,14 +77,43 @@ def run(command: list[str], environment: dict[str, str] | None = None) -> None:
         sys.exit(f"Set-up failed: {' '.join(command)} exited with {completed.returncode}")
 
 
+def write_launcher(applications: Path, scripts: Path) -> Path:
+    """A freedesktop.org desktop entry for the app in `scripts` (the virtual
+    environment's bin folder), in `applications`: the applications menu lists
+    it, with its icon, and offers it for book files."""
+    applications.mkdir(parents=True, exist_ok=True)
+    entry = applications / "chapterhouse.desktop"
+    program = scripts / ("chapterhouse-desktop.exe" if os.name == "nt" else "chapterhouse-desktop")
+    entry.write_text("\n".join([
+        "[Desktop Entry]",
+        "Type=Application",
+        "Name=Chapterhouse",
+        "GenericName=Reading Assistant",
+        "Comment=Read a book and ask questions about it, answered from its own passages, offline",
+        f'Exec="{program}" %f',
+        f"Icon={ROOT / 'resources' / 'icons' / 'chapterhouse.svg'}",
+        "Terminal=false",
+        "Categories=Office;Viewer;",
+        "MimeType=application/epub+zip;text/plain;",
+        "",
+    ]), encoding="utf-8")
+    return entry
+
+
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("app", "test"):
+    if not argv or argv[0] not in ("app", "test", "launcher"):
         print(__doc__)
         return 2
     action, rest = argv[0], argv[1:]
     if action == "app":
         python = ensure_environment(set())
         return subprocess.call([str(python), "-m", "desktop", *rest], cwd=ROOT)
+    if action == "launcher":
+        python = ensure_environment(set())
+        data_home = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+        entry = write_launcher(data_home / "applications", python.parent)
+        print(f"Added {entry}: Chapterhouse is in the applications menu, and offered for .epub and .txt books.")
+        return 0
     python = ensure_environment({"test"})
     environment = dict(os.environ)
     environment.setdefault("QT_QPA_PLATFORM", "offscreen")
