@@ -295,9 +295,9 @@ class MainWindow(QMainWindow):
         larger.setIconText("A+")
         view_menu.addSeparator()
         # Panes a reader can put away on a small screen (kept for the next start).
-        self.contents_action = action("&Contents", QKeySequence("Ctrl+Shift+T"),
+        self.contents_action = action("Show &Contents", QKeySequence("Ctrl+Shift+T"),
                                       lambda checked: self.show_pane(self.contents, checked), view_menu)
-        self.ask_panel_action = action("&Ask Panel", QKeySequence("Ctrl+Shift+A"),
+        self.ask_panel_action = action("Show the &Ask Panel", QKeySequence("Ctrl+Shift+A"),
                                        lambda checked: self.show_pane(self.ask_panel, checked), view_menu)
         for item in (self.contents_action, self.ask_panel_action):
             item.setCheckable(True)
