@@ -7,6 +7,7 @@ import json
 import os
 import pty
 import re
+import statistics
 import subprocess
 import sys
 import threading
@@ -640,6 +641,15 @@ def test_eval_harness_reports_recall_baselines_and_ablations(tmp_path, fixtures,
     assert 0.0 <= overall["ladder"]["4"]["location_recall"] <= 1.0
     assert "relation:arc" in report["location_recall"] and "book:three-chapters" in report["location_recall"]
     assert "ladder without rare words" in report["ablations"]["all"]
+    # Each question, with what each method missed: the figures' detail.
+    first = next(entry for entry in report["questions"] if entry["id"] == "q1")
+    assert first["book"] == "three-chapters" and first["relation"] == "arc" and first["required"] == [1, 3]
+    assert set(first["missed"]) == {"ladder", "bm25", "dense", "hybrid"} and set(first["missed"]["ladder"]) == {"4", "2"}
+    assert all(set(missed) <= {1, 3} for budgets in first["missed"].values() for missed in budgets.values())
+    assert [entry["id"] for entry in report["questions"]] == ["q1", "q2", "q3"]
+    recall_at_4 = statistics.mean(1 - len(entry["missed"]["ladder"]["4"]) / len(entry["required"])
+                                  for entry in report["questions"])
+    assert round(recall_at_4, 3) == overall["ladder"]["4"]["location_recall"]
     assert "ladder without vectors" in report["ablations"]["all"]  # a new book's first seconds
     # Each feature off at every budget, over all questions and over those worded unlike the text.
     low = "wording:low overlap with the text"

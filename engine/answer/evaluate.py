@@ -325,6 +325,7 @@ def summarize(rows: list[Row], books_info: dict) -> dict:
                                                              for r in quoted), 3)
         target = report["ablations"] if method.startswith("ladder without") else report["location_recall"]
         target.setdefault(scope, {}).setdefault(method, {})[str(budget)] = entry
+    report["questions"] = _per_question(crosschapter)
     for method in {r.method for r in rows if r.method == "ladder" or r.method in BASELINES}:
         times = [r.seconds for r in rows if r.method == method and r.seconds > 0]
         if times:
@@ -392,6 +393,22 @@ def summarize(rows: list[Row], books_info: dict) -> dict:
             report["answers"]["generated"]["location_recall"] = round(statistics.mean(
                 location_recall(r.question.sections, set(r.sections)) for r in with_sections), 3)
     return report
+
+
+def _per_question(rows: list[Row]) -> list[dict]:
+    """Each cross-chapter question with the required sections each method
+    missed at each budget: where to look first when a figure moves."""
+    by_question: dict[str, dict] = {}
+    for row in rows:
+        if row.method != "ladder" and row.method not in BASELINES:
+            continue
+        question = row.question
+        required = sorted(set(question.sections))
+        entry = by_question.setdefault(question.id, {"id": question.id, "book": question.book_path.stem,
+                                                     "relation": question.relation, "required": required,
+                                                     "missed": {}})
+        entry["missed"].setdefault(row.method, {})[str(row.budget)] = sorted(set(required) - set(row.sections))
+    return list(by_question.values())
 
 
 def _answer_scores(pairs: list[tuple[str, list[str]]]) -> dict:
