@@ -65,7 +65,7 @@ class AnswerResult:
     written: bool = True  # False when the settings leave answers to the evidence digest alone
     reading_limit: dict | None = None  # {"until", "section", "label"}: nothing after a reader's position was used
     focus: dict | None = None  # {"start", "end", "label", "text"}: the selected text the question is about
-    within: dict | None = None  # {"sections", "label"}: the chapters the question is about, the only ones used
+    within: dict | None = None  # {"sections", "label", "short"}: the chapters the question is about, the only ones used
 
     def as_dict(self) -> dict:
         return {
