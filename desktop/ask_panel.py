@@ -487,6 +487,8 @@ class AskPanel(QWidget):
             evidence = f"Evidence in {timings['retrieval'] * 1000:.0f} ms{_how_found(result)}"
             if result.get("written") is False:  # no model call: the evidence is all there is
                 self.status.setText(f"{evidence}.")
+            elif result.get("model_error"):
+                self.status.setText(f"{evidence}; the model could not answer.")
             else:
                 self.status.setText(f"{evidence}{f'; first words after {first:.1f} s' if first else ''}; "
                                     f"done in {timings['total']:.1f} s.")
@@ -550,6 +552,9 @@ class AskPanel(QWidget):
         if not streaming and result.get("damaged"):
             answer_block = (f"<h4>Answer</h4><p>{html.escape(result.get('answer', ''))}</p><p><i>The stored record "
                             "of this answer is damaged: its evidence and citations cannot be shown.</i></p>")
+        if not streaming and result.get("model_error"):
+            answer_block = (f"<p><i>The model could not answer ({html.escape(result['model_error'])}): the "
+                            "evidence is what the book holds on the question.</i></p>")
         if not streaming and result.get("written") is False and result.get("digest"):
             answer_block = "<p><i>Evidence only, as set in Settings › Answers: no model answer.</i></p>"
         evidence_block = f"<h4>Evidence</h4>{digest_html}" if digest_html else ""

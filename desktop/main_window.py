@@ -837,6 +837,8 @@ class MainWindow(QMainWindow):
         self.tasks.submit(load, name="Loading the answer model", lane=URGENT, on_error=lambda _message: None)
 
     def _answer_finished(self, result: dict) -> None:
+        if result.get("model_error"):  # the evidence is shown; why there is no answer goes on top
+            self._show_failure(result["model_error"])
         self._change_history(lambda journal: journal.add(result), "Saving the answer",
                              "this answer is not kept in the history")
 

@@ -270,11 +270,15 @@ def run_ask(args) -> int:
         document = result.as_dict()
         document.update(book_id=session.book_id, title=session.context.book.title, history_id=history_id)
         print(json.dumps(document, indent=2, ensure_ascii=False))
-        return 130 if result.cancelled else 0
+        return 130 if result.cancelled else 1 if result.model_error else 0
     print()
     if result.cancelled:
         print("[stopped]")
         return 130
+    if result.model_error:
+        print(f"chapterhouse: the model could not answer: {result.model_error} (the evidence above stands)",
+              file=sys.stderr)
+        return 1
     if result.discarded_draft:
         # The text is already on the screen (it streamed); the app would not show it.
         print(DRAFT_RESTATED)

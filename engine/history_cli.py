@@ -84,6 +84,8 @@ def _gist(result: dict) -> str:
     evidence = f"{lines} evidence line{'s' if lines != 1 else ''}"
     if result.get("cancelled"):
         return f"{evidence}; stopped before the answer was done"
+    if result.get("model_error"):
+        return f"{evidence}; the model could not answer"
     if result.get("written") is False or not result.get("answer"):
         return evidence
     kind = "draft" if result.get("lead") == "digest" else "answer"

@@ -709,13 +709,23 @@ def test_settings_round_trip_and_a_missing_model_is_a_message(qtbot, fixtures, c
 
     _import_and_index(qtbot, window, fixtures / "three-chapters.txt")
     window.ask_panel.question.setText(QUESTION)
-    window.ask_panel.set_within([2])
-    with qtbot.waitSignal(window.ask_panel.answerFailed, timeout=60000) as failed:
+    with qtbot.waitSignal(window.ask_panel.answerFinished, timeout=60000) as finished:
         window.ask_panel.ask()
-    assert str(missing) in failed.args[0]
+    # The model is lost, not the evidence: shown, kept in the history, and why there is no answer on top.
+    result = finished.args[0]
+    assert str(missing) in result["model_error"] and result["digest"] and not result["answer"]
     assert window.banner.isVisible() and str(missing) in window.banner.label.text()
+    shown = window.ask_panel.answer_view.toPlainText()
+    assert "Evidence" in shown and f"The model could not answer ({result['model_error']})" in shown
+    assert window.ask_panel.status.text().endswith("; the model could not answer.")
     assert window.ask_panel.ask_button.isEnabled()
-    # Asked again once the model is there, the question is about the same chapter.
+    qtbot.waitUntil(lambda: window.ask_panel.history.count() == 1, timeout=10000)
+    # A question refused is about what it was about when asked again (shortened).
+    window.ask_panel.set_within([2])
+    window.ask_panel.question.setPlainText("?!")
+    with qtbot.waitSignal(window.ask_panel.answerFailed, timeout=60000) as refused:
+        window.ask_panel.ask()
+    assert "the question has no words" in refused.args[0]
     assert window.ask_panel.within == [2] and window.ask_panel.about_row.isVisible()
 
 

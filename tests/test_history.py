@@ -184,3 +184,23 @@ def test_a_question_about_one_chapter_from_the_command_line(fixtures, capsys):
     code, out, err = _run(capsys, "retrieve", found["book_id"], "What happens here?", "--in", "9")
     assert code == 2 and err == ("chapterhouse: error: Three Chapters from Black Beauty: section 9: the book has "
                                  "sections 1 to 3 (see `chapterhouse sections`)\n")
+
+
+def test_a_model_that_cannot_be_loaded_loses_the_answer_not_the_evidence(fixtures, chapterhouse_home, capsys):
+    from engine.llm.settings import FILE, ModelChoice, ModelSettings
+
+    missing = chapterhouse_home / "no-such-model.gguf"
+    ModelSettings(generator=ModelChoice(source=FILE, path=str(missing))).save()
+    code, out, err = _run(capsys, "ask", str(fixtures / "three-chapters.txt"), QUESTIONS[0], "--json")
+    result = json.loads(out)
+    assert code == 1 and str(missing) in result["model_error"] and "model file not found" in result["model_error"]
+    assert result["digest"] and result["parts"][0]["passages"] and result["answer"] == "" and not result["citations"]
+    assert result["plan"]["path"] == "code"  # no model to plan with either
+    assert result["history_id"] is not None  # kept, as the evidence is the answer
+    code, out, err = _run(capsys, "ask", result["book_id"], QUESTIONS[1])
+    assert code == 1 and out.startswith("Evidence:") and "\u201c" in out
+    assert err == f"chapterhouse: the model could not answer: {result['model_error']} (the evidence above stands)\n"
+    code, out, _ = _run(capsys, "history", result["book_id"])
+    assert QUESTIONS[0] in out and QUESTIONS[1] in out and out.count("; the model could not answer") == 2
+    code, out, _ = _run(capsys, "history", result["book_id"], "--show", str(result["history_id"]))
+    assert f"*The model could not answer ({result['model_error']}): the evidence is what the book holds.*" in out

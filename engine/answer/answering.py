@@ -63,6 +63,8 @@ class AnswerResult:
     labels: dict[int, str] = field(default_factory=dict)  # section ordinal -> label
     discarded_draft: str = ""  # a draft that only restated the question, kept for the record
     written: bool = True  # False when the settings leave answers to the evidence digest alone
+    # Why the model gave no answer (it could not be loaded or run): the evidence stands without it.
+    model_error: str | None = None
     reading_limit: dict | None = None  # {"until", "section", "label"}: nothing after a reader's position was used
     focus: dict | None = None  # {"start", "end", "label", "text"}: the selected text the question is about
     within: dict | None = None  # {"sections", "label", "short"}: the chapters the question is about, the only ones used
@@ -78,7 +80,7 @@ class AnswerResult:
             "plan": self.plan.as_dict(), "plan_path": self.plan.path,
             "timings": self.timings, "tokens": self.tokens, "discarded_draft": self.discarded_draft,
             "written": self.written, "reading_limit": self.reading_limit, "focus": self.focus, "within": self.within,
-            "meaning_share": round(self.retrieval.meaning_share, 3),
+            "meaning_share": round(self.retrieval.meaning_share, 3), "model_error": self.model_error,
         }
 
 

@@ -8,6 +8,7 @@ import time
 from ..errors import ChapterhouseError
 from ..index.indexer import BookIndexer, IndexingBusy
 from ..index.searchfiles import current_generation
+from ..llm.errors import ContextLimitError, ModelError
 from ..llm.generator import is_small
 from ..llm.types import CancelToken
 from .context import BookContext
@@ -122,7 +123,10 @@ class AnswerSession:
         if within is not None:
             question = within_question(question, within_record(context, within)["label"])
         if planner == "auto":
-            planner = "code" if is_small(self.generator) else "model"
+            try:
+                planner = "code" if is_small(self.generator) else "model"
+            except ModelError:  # no model to plan with: the code plans, and the answer says why
+                planner = "code"
         characters = context.characters_known_by(until)
         if planner == "model":
             plan = model_plan(self.generator, question, context.structure_text(until), characters, context.rarity,
@@ -202,8 +206,14 @@ class AnswerSession:
     def answer_leads(self) -> bool:
         """Whether the model's answer leads, above the evidence: only from a
         capable generator. A small one's answer is a draft under the digest,
-        and with answers off there is none (nor a model loaded to decide)."""
-        return self.writes_answers and not is_small(self.generator)
+        and with answers off there is none (nor a model loaded to decide);
+        nor with a model that cannot be loaded (the answer says why)."""
+        if not self.writes_answers:
+            return False
+        try:
+            return not is_small(self.generator)
+        except ModelError:
+            return False
 
     def ask(self, question: str, budget: int = 12, planner: str = "auto", cancel: CancelToken | None = None,
             on_digest=None, on_text=None, on_retry=None, on_reading=None, until: int | None = None,
@@ -242,30 +252,38 @@ class AnswerSession:
                     "first_token": round(digested - started + first_token, 3) if first_token is not None else None,
                     "total": round(time.perf_counter() - started, 3)}
 
-        if not self.writes_answers:
+        def evidence_alone(**why) -> AnswerResult:
             return AnswerResult(
                 question=question, answer="", lead="digest", citations=[], citations_dropped=0, not_found=False,
                 retried=False, digest=digest, retrieval=retrieval, plan=plan, cancelled=cancel.cancelled,
-                labels=labels, written=False, timings=timings(None), reading_limit=limit, focus=about,
-                within=chapters, tokens={"prompt": 0, "processed": 0, "generated": 0})
-        draft = not self.answer_leads
-        shown = DRAFT_PASSAGES if draft else None
-        generated = generate_answer(self.generator, self.context, retrieval, cancel, on_text, shown, on_reading)
-        retried = False
-        # A draft that says "not found" is not worth twice the wait: the digest
-        # already shows every passage found.
-        if (generated["finish"] != "cancelled" and not_found(generated["text"]) and budget < RETRY_BUDGET
-                and not draft):
-            retried = True
-            retrieval = retrieve(plan, self.context, budget=RETRY_BUDGET, until=until, focus=focus, within=within)
-            if on_retry is not None:
-                on_retry(retrieval)
-            first = generated
-            generated = generate_answer(self.generator, self.context, retrieval, cancel, on_text,
-                                        on_reading=on_reading)
-            generated["first_token"] = first["first_token"]
-            for key in ("prompt", "processed", "generated"):
-                generated[key] += first[key]
+                labels=labels, timings=timings(None), reading_limit=limit, focus=about,
+                within=chapters, tokens={"prompt": 0, "processed": 0, "generated": 0}, **why)
+
+        if not self.writes_answers:
+            return evidence_alone(written=False)
+        # The evidence is found and shown: a model that cannot be loaded or
+        # run loses the answer, not the evidence.
+        try:
+            draft = not self.answer_leads
+            shown = DRAFT_PASSAGES if draft else None
+            generated = generate_answer(self.generator, self.context, retrieval, cancel, on_text, shown, on_reading)
+            retried = False
+            # A draft that says "not found" is not worth twice the wait: the digest
+            # already shows every passage found.
+            if (generated["finish"] != "cancelled" and not_found(generated["text"]) and budget < RETRY_BUDGET
+                    and not draft):
+                retried = True
+                retrieval = retrieve(plan, self.context, budget=RETRY_BUDGET, until=until, focus=focus, within=within)
+                if on_retry is not None:
+                    on_retry(retrieval)
+                first = generated
+                generated = generate_answer(self.generator, self.context, retrieval, cancel, on_text,
+                                            on_reading=on_reading)
+                generated["first_token"] = first["first_token"]
+                for key in ("prompt", "processed", "generated"):
+                    generated[key] += first[key]
+        except (ModelError, ContextLimitError) as error:
+            return evidence_alone(model_error=str(error))
         answer, citations, dropped = resolve_citations(generated["text"], self.context, retrieval)
         discarded = ""
         if generated["finish"] != "cancelled" and adds_nothing(answer, question):

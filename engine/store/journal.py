@@ -248,6 +248,8 @@ def entry_markdown(entry: HistoryEntry) -> str:
     if entry.answer:
         heading = "**Draft answer**" if result.get("lead") == "digest" else "**Answer**"
         lines += [heading, "", entry.answer, ""]
+    if result.get("model_error"):
+        lines += [f"*The model could not answer ({result['model_error']}): the evidence is what the book holds.*", ""]
     if result.get("damaged"):
         lines += ["*The stored record of this answer is damaged: its evidence and citations are lost.*", ""]
     citations = result.get("citations", [])
