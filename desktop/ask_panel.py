@@ -304,7 +304,7 @@ class AskPanel(QWidget):
             item.setData(ASKED_ROLE, entry.asked_at)
             # Read back, a stored result is converted whole each time: not per keystroke of the filter.
             item.setData(SEARCH_ROLE, f"{item.text()} {entry.answer} {(focus or {}).get('text', '')}".casefold())
-            item.setToolTip(entry.answer[:400])
+            item.setToolTip(_history_tip(entry))
             self.history.addItem(item)
         self._filter_history()
 
@@ -773,6 +773,15 @@ def _copy_markdown(result: dict | None, asked_at: float | None) -> None:
     if result:
         entry = HistoryEntry(0, asked_at or time.time(), result.get("question", ""), result.get("answer", ""), result)
         QApplication.clipboard().setText(entry_markdown(entry))
+
+
+def _history_tip(entry: HistoryEntry) -> str:
+    """When a question was asked, and what its answer says (or, for the
+    evidence alone, its first line)."""
+    asked = time.strftime("%d %b %Y, %H:%M", time.localtime(entry.asked_at))
+    digest = (entry.result or {}).get("digest") or []
+    gist = entry.answer or (quoted(digest[0]["text"]) if digest else "")
+    return f"Asked {asked}" + (f"\n\n{shown_text(gist, 400)}" if gist else "")
 
 
 def _digest_payload(session, lines, retrieval) -> dict:

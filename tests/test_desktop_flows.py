@@ -23,6 +23,8 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from desktop.app import create_application  # noqa: E402
 from desktop.ask_panel import SPAN_ROLE  # noqa: E402
+from engine.answer.digest import quoted  # noqa: E402
+from engine.answer.selection import shown_text  # noqa: E402
 from desktop.main_window import MainWindow  # noqa: E402
 from engine.cli import main as chapterhouse  # noqa: E402
 from engine.store import Library  # noqa: E402
@@ -1564,6 +1566,10 @@ def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
     assert f"About {name} only" in panel.answer_view.toPlainText()
     qtbot.waitUntil(lambda: panel.history.count() == 1, timeout=10000)
     assert panel.history.item(0).text() == "[in Chapter 2] What happens here?"
+    # Its tooltip: when it was asked, and the evidence's first line (answers are left to the evidence here).
+    tip = panel.history.item(0).toolTip()
+    assert re.fullmatch(r"Asked \d\d \w{3} \d{4}, \d\d:\d\d\n\n.+", tip, re.DOTALL)
+    assert tip.split("\n\n")[1] == shown_text(quoted(result["digest"][0]["text"]), 400)
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as again:
         panel.ask_again(panel.history.item(0))
     assert again.args[0]["within"] == result["within"]
