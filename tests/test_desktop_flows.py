@@ -23,9 +23,9 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from desktop.app import create_application  # noqa: E402
 from desktop.ask_panel import SPAN_ROLE  # noqa: E402
+from desktop.main_window import MainWindow  # noqa: E402
 from engine.answer.digest import quoted  # noqa: E402
 from engine.answer.selection import shown_text  # noqa: E402
-from desktop.main_window import MainWindow  # noqa: E402
 from engine.cli import main as chapterhouse  # noqa: E402
 from engine.store import Library  # noqa: E402
 
