@@ -387,6 +387,7 @@ class AskPanel(QWidget):
             return handle
 
         self._flush.start()
+
         def failed(message: str) -> None:
             self._failed(message)
             # A question that failed is about what it was about when asked

@@ -644,7 +644,8 @@ def test_eval_harness_reports_recall_baselines_and_ablations(tmp_path, fixtures,
     # Each question, with what each method missed: the figures' detail.
     first = next(entry for entry in report["questions"] if entry["id"] == "q1")
     assert first["book"] == "three-chapters" and first["relation"] == "arc" and first["required"] == [1, 3]
-    assert set(first["missed"]) == {"ladder", "bm25", "dense", "hybrid"} and set(first["missed"]["ladder"]) == {"4", "2"}
+    assert set(first["missed"]) == {"ladder", "bm25", "dense", "hybrid"}
+    assert set(first["missed"]["ladder"]) == {"4", "2"}
     assert all(set(missed) <= {1, 3} for budgets in first["missed"].values() for missed in budgets.values())
     assert [entry["id"] for entry in report["questions"]] == ["q1", "q2", "q3"]
     recall_at_4 = statistics.mean(1 - len(entry["missed"]["ladder"]["4"]) / len(entry["required"])
