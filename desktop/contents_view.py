@@ -78,6 +78,8 @@ class ContentsView(QTreeWidget):
             else:
                 break
         item = self._section_items.get(current) if current else None
+        if len(self.selectedItems()) > 1:
+            return  # chapters picked to ask about together stay picked while the reader reads on
         if item is not None and item is not self.currentItem():
             self.blockSignals(True)
             self.setCurrentItem(item)

@@ -503,7 +503,7 @@ def test_up_and_down_recall_the_questions_asked_before(qtbot):
 
 
 def test_the_contents_ask_about_a_part_or_the_chapters_picked_together(qtbot, fixtures):
-    from desktop.contents_view import ContentsView
+    from desktop.contents_view import ORDINAL_ROLE, ContentsView
     from engine.answer.selection import sections_named
 
     library = Library()
@@ -531,6 +531,12 @@ def test_the_contents_ask_about_a_part_or_the_chapters_picked_together(qtbot, fi
     contents.section_item(3).setSelected(True)
     assert offered(contents.section_item(3)) == ("Ask About Chapter 1 and Chapter 3 Only", [1, 3])
     assert offered(contents.section_item(2)) == ("Ask About Chapter 2 Only", [2])  # not one of them
+    # Reading on does not undo the pick; with one section picked, the contents follow the reader.
+    contents.follow(book.sections[1].start)
+    assert {item.data(0, ORDINAL_ROLE) for item in contents.selectedItems()} == {1, 3}
+    contents.section_item(3).setSelected(False)
+    contents.follow(book.sections[1].start)
+    assert contents.selectedItems() == [contents.section_item(2)]
     assert sections_named(book.sections, [1, 2, 3]) == "Chapter 1 to Chapter 3"
     assert sections_named(book.sections, [3, 1, 2, 1]) == "Chapter 1 to Chapter 3"
     assert sections_named(book.sections, [1, 2]) == "Chapter 1 and Chapter 2"
