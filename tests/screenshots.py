@@ -8,8 +8,9 @@ temporary folder and the embedded default models: the library while a book
 indexes, the reader, find in book, an answer with citations and the book
 map, a followed citation, the settings dialog, evidence only, a question
 limited to what the reader has read, a question about a passage selected in
-the reader, and a question on a long book just imported, answered by its
-words while its vectors are still being made.
+the reader, one about chapters picked in the contents, and a question on a
+long book just imported, answered by its words while its vectors are still
+being made.
 """
 
 from __future__ import annotations
@@ -161,6 +162,17 @@ def main() -> int:
     window.ask_panel.ask()
     wait(lambda: bool(done), 120)
     shot("12-answer-about-the-selection")
+
+    # Three staves picked in the contents (a click, then Ctrl-clicks), asked about together.
+    window.contents.clearSelection()
+    for ordinal in (2, 3, 4):
+        window.contents.section_item(ordinal).setSelected(True)
+    window.ask_about_chapter([2, 3, 4])
+    window.ask_panel.question.setText("How do the spirits change Scrooge?")
+    done.clear()
+    window.ask_panel.ask()
+    wait(lambda: bool(done), 120)
+    shot("13-answer-about-chapters")
     window.open_book(excerpt)
     wait(lambda: window.book is not None and window.book.book_id == excerpt, 30)
 
