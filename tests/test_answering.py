@@ -866,3 +866,8 @@ def test_the_draft_and_the_digest_are_scored_on_the_same_questions():
     assert generated["questions"] == 1 and generated["token_f1"] > generated["digest_token_f1"] > 0
     assert generated["digest_token_f1"] > answers["digest"]["token_f1"]  # the first question's digest alone
     assert "location_recall" not in generated
+    assert generated["model_errors"] == 0
+    # An answer the model could not write is counted, not hidden in the F1.
+    failed = {**result, "answer": "", "model_error": "m.gguf: model file not found"}
+    rows.append(Row(second, "answer", 12, [1], 0.01, answer=failed))
+    assert summarize(rows, {})["answers"]["generated"]["model_errors"] == 1

@@ -388,6 +388,8 @@ def summarize(rows: list[Row], books_info: dict) -> dict:
             "total_seconds": round(statistics.mean(c["timings"]["total"] for c in citations), 2),
             "prompt_tokens": round(statistics.mean(c["tokens"]["prompt"] for c in citations)),
             "generated_tokens": round(statistics.mean(c["tokens"]["generated"] for c in citations)),
+            # Answers the model could not write (not loaded, failed): their evidence alone was scored.
+            "model_errors": sum(1 for c in citations if c.get("model_error")),
         }
         if with_sections:  # a set without required sections (LiteraryQA) has no recall to report
             report["answers"]["generated"]["location_recall"] = round(statistics.mean(
