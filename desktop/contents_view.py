@@ -71,6 +71,8 @@ class ContentsView(QTreeWidget):
 
     def follow(self, offset: int) -> None:
         """Mark the section the reader is in, without emitting a jump."""
+        if len(self.selectedItems()) > 1:
+            return  # chapters picked to ask about together stay picked while the reader reads on
         current = None
         for start, ordinal in self._section_starts:
             if start <= offset:
@@ -78,8 +80,6 @@ class ContentsView(QTreeWidget):
             else:
                 break
         item = self._section_items.get(current) if current else None
-        if len(self.selectedItems()) > 1:
-            return  # chapters picked to ask about together stay picked while the reader reads on
         if item is not None and item is not self.currentItem():
             self.blockSignals(True)
             self.setCurrentItem(item)
