@@ -76,25 +76,35 @@ class Task(QRunnable):
         try:
             result = self.function(self.context)
         except TaskCancelled:
-            self.signals.cancelled.emit()
+            self._emit(self.signals.cancelled)
         except ChapterhouseError as error:
-            self.signals.failed.emit(str(error))
+            self._emit(self.signals.failed, str(error))
         except MemoryError:
-            self.signals.failed.emit(f"{self.name}: out of memory")
+            self._emit(self.signals.failed, f"{self.name}: out of memory")
         except OSError as error:
             # A full disk or a vanished folder: say so plainly.
             where = f"{error.filename}: " if error.filename else ""
-            self.signals.failed.emit(f"{self.name}: {where}{error.strerror or error}")
+            self._emit(self.signals.failed, f"{self.name}: {where}{error.strerror or error}")
         except Exception as error:  # never let a worker take the app down
             log.error("task %s failed:\n%s", self.name, traceback.format_exc())
-            self.signals.failed.emit(f"{self.name} failed unexpectedly: {error}")
+            self._emit(self.signals.failed, f"{self.name} failed unexpectedly: {error}")
         else:
             if self.context.cancelled:
-                self.signals.cancelled.emit()
+                self._emit(self.signals.cancelled)
             else:
-                self.signals.succeeded.emit(result)
+                self._emit(self.signals.succeeded, result)
         finally:
-            self.signals.finished.emit()
+            self._emit(self.signals.finished)
+
+    @staticmethod
+    def _emit(signal, *args) -> None:
+        try:
+            signal.emit(*args)
+        except RuntimeError:
+            # The app quit while this task ran on (past the window's wait for
+            # its workers): its signals are gone with the window, and nobody
+            # is left to tell. Raised here it printed a traceback at exit.
+            pass
 
 
 class TaskRunner(QObject):

@@ -578,3 +578,20 @@ def test_the_panes_are_put_away_and_back_and_the_reader_goes_full_screen(qtbot, 
     qtbot.waitUntil(lambda: not again.isFullScreen(), timeout=5000)
     assert not again.full_screen_action.isChecked()
     again.close()
+
+
+def test_a_worker_that_outlives_the_window_ends_quietly(qtbot):
+    """A task still running when the app quits (past the window's wait for
+    its workers) finds its signals gone: it ends without a traceback."""
+    import shiboken6
+
+    from desktop.tasks import TaskCancelled, TaskRunner
+
+    runner = TaskRunner()
+    ends = [lambda context: "done", lambda context: (_ for _ in ()).throw(TaskCancelled()),
+            lambda context: 1 / 0]
+    for work in ends:
+        task = runner.submit(work, name="Outliving the window")
+        assert runner.wait(5000)
+        shiboken6.delete(task.signals)
+        task.run()  # as a pool thread would, after the window and its objects are gone
