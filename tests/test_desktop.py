@@ -587,10 +587,17 @@ def test_a_worker_that_outlives_the_window_ends_quietly(qtbot):
 
     from desktop.tasks import TaskCancelled, TaskRunner
 
+    def succeeds(context):
+        return "done"
+
+    def is_cancelled(context):
+        raise TaskCancelled()
+
+    def fails(context):
+        return 1 / 0
+
     runner = TaskRunner()
-    ends = [lambda context: "done", lambda context: (_ for _ in ()).throw(TaskCancelled()),
-            lambda context: 1 / 0]
-    for work in ends:
+    for work in (succeeds, is_cancelled, fails):
         task = runner.submit(work, name="Outliving the window")
         assert runner.wait(5000)
         shiboken6.delete(task.signals)
