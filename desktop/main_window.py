@@ -358,9 +358,8 @@ class MainWindow(QMainWindow):
         QSettings().setValue("reader/colours", self.reader.colours)
 
     def choose_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open a book", str(Path.home()), _FILE_FILTER)
-        if path:
-            self.import_file(path)
+        paths, _ = QFileDialog.getOpenFileNames(self, "Open books", str(Path.home()), _FILE_FILTER)
+        self.import_files(paths)
 
     def show_library(self) -> None:
         self.pages.setCurrentIndex(_LIBRARY_PAGE)
@@ -520,23 +519,44 @@ class MainWindow(QMainWindow):
 
     def import_file(self, path: str | Path) -> None:
         """Import a book file off the UI thread, open it and index it in the background."""
-        path = Path(path)
-        self.banner.hide()
-        self.statusBar().showMessage(f"Importing {path.name}\u2026")
-        self.tasks.submit(
-            lambda context: self.library.import_book(path),
-            name=f"Importing {path.name}", lane=URGENT,
-            on_success=self._imported,
-            on_error=self._import_error,
-        )
+        self.import_files([path])
 
-    def _imported(self, result) -> None:
+    def import_files(self, paths: list) -> None:
+        """Book files dropped or picked together: imported one after another
+        off the UI thread; the first that imports is opened, the others are
+        listed and queued for indexing."""
+        if paths:
+            self.banner.hide()
+            self._import_next([Path(path) for path in paths], opening=True)
+
+    def _import_next(self, paths: list[Path], opening: bool) -> None:
+        path, rest = paths[0], paths[1:]
+        self.statusBar().showMessage(f"Importing {path.name}\u2026"
+                                     + (f" ({len(rest)} more to come)" if rest else ""))
+
+        def imported(result) -> None:
+            self._imported(result, opening)
+            if rest:
+                self._import_next(rest, opening=False)
+
+        def failed(message: str) -> None:
+            self._import_error(message)
+            if rest:  # the next one is opened in its place
+                self._import_next(rest, opening)
+
+        self.tasks.submit(lambda context: self.library.import_book(path), name=f"Importing {path.name}",
+                          lane=URGENT, on_success=imported, on_error=failed)
+
+    def _imported(self, result, opening: bool = True) -> None:
         self._removed.discard(result.book_id)  # imported again after a removal
         self._titles[result.book_id] = result.summary.title
         self.statusBar().showMessage(f"{'Imported' if result.created else 'Already in the library'}: "
                                      f"{result.summary.title}", 5000)
-        self.open_book(result.book_id)
-        self.indexing.enqueue(result.book_id, first=True, preempt=True)
+        if opening:
+            self.open_book(result.book_id)
+            self.indexing.enqueue(result.book_id, first=True, preempt=True)
+        else:
+            self.indexing.enqueue(result.book_id)
         self.refresh_library()
 
     def show_book_folder(self, book_id: str) -> None:
@@ -1057,12 +1077,11 @@ class MainWindow(QMainWindow):
             event.acceptProposedAction()
 
     def dropEvent(self, event) -> None:
-        for url in event.mimeData().urls():
-            path = Path(url.toLocalFile())
-            if path.suffix.lower() in BOOK_SUFFIXES:
-                self.import_file(path)
-                event.acceptProposedAction()
-                return
+        paths = [Path(url.toLocalFile()) for url in event.mimeData().urls()]
+        books = [path for path in paths if path.suffix.lower() in BOOK_SUFFIXES]
+        if books:
+            self.import_files(books)
+            event.acceptProposedAction()
 
     # ------------------------------------------------------------ window state
 

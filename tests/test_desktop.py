@@ -101,6 +101,29 @@ def test_dropping_a_book_file_imports_and_opens_it(qtbot, window, fixtures):
     assert window.contents.topLevelItem(1).child(0).text(0) == "Chapter 1: My Early Home"
 
 
+def test_books_dropped_together_are_all_imported_and_the_first_good_one_opened(qtbot, window, fixtures, tmp_path):
+    bad = tmp_path / "empty.epub"
+    bad.write_bytes(b"")
+    not_a_book = tmp_path / "notes.pdf"
+    not_a_book.write_bytes(b"%PDF-1.4")
+    data = QMimeData()
+    data.setUrls([QUrl.fromLocalFile(str(path)) for path in
+                  (bad, not_a_book, fixtures / "three-chapters.txt", fixtures / "black-beauty-excerpt.txt")])
+    event = QDropEvent(QPointF(200, 200), Qt.DropAction.CopyAction, data, Qt.MouseButton.NoButton,
+                       Qt.KeyboardModifier.NoModifier)
+    opened = []
+    window.bookOpened.connect(opened.append)
+    window.dropEvent(event)
+    qtbot.waitUntil(lambda: len(window.library.list_books()) == 2, timeout=30000)
+    qtbot.wait(500)  # time enough to open another book, were one opened
+    titles = {book.book_id: book.title for book in window.library.list_books()}
+    # The empty file is said in one line; the next book is opened in its place, the last one only listed.
+    assert str(bad) in window.banner.label.text() and "file is empty" in window.banner.label.text()
+    assert [titles[book_id] for book_id in opened] == ["Three Chapters from Black Beauty"]
+    # Both are queued for indexing (or being indexed).
+    assert all(book_id in window.indexing.queue or book_id == window.indexing.current for book_id in titles)
+
+
 def test_a_bad_file_shows_a_message_in_the_window(qtbot, window, tmp_path):
     bad = tmp_path / "empty.epub"
     bad.write_bytes(b"")
