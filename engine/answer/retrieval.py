@@ -205,7 +205,8 @@ def _searched_sections(context, until: int | None, within: list[int] | None) -> 
     begun = context.sections_begun(until)
     if within is None:
         return begun
-    return [section for section in (begun if begun is not None else within) if section in set(within)]
+    asked = set(within)
+    return [section for section in (begun if begun is not None else within) if section in asked]
 
 
 def _focus_passages(context, focus: tuple[int, int] | None) -> list[Node]:
@@ -285,7 +286,8 @@ def _rank_part(part: PlanPart, plan: Plan, context, features: Features, until: i
         routed = []
         read = context.sections_read(until)
         if searched is not None:
-            read = [section for section in (read if read is not None else searched) if section in set(searched)]
+            allowed = set(searched)
+            read = [section for section in (read if read is not None else searched) if section in allowed]
         for summary_id, _ in search.bm25(part.text, levels=[2], k=3, sections=read):
             node = search.store.node(summary_id)
             if node is not None and node.kind == SECTION_SUMMARY and node.section is not None:
