@@ -36,7 +36,8 @@ from PySide6.QtWidgets import (
 )
 
 from engine.answer.digest import quoted
-from engine.answer.selection import focus_record, opening, part_heading, sections_named, shown_text, within_record
+from engine.answer.selection import (focus_record, opening, part_heading, sections_label, sections_named, shown_text,
+                                     within_record)
 from engine.durations import duration_text
 from engine.store.journal import HistoryEntry, entry_markdown
 from engine.llm.types import CancelToken
@@ -259,8 +260,7 @@ class AskPanel(QWidget):
         self.within = ordinals
         sections = self.book.sections
         one = len(ordinals) == 1
-        name = sections[ordinals[0] - 1].display_name if one else sections_named(sections, ordinals)
-        self.about.setText(f"About {name} only")
+        self.about.setText(f"About {sections_label(sections, ordinals)} only")
         self.about.setToolTip(f"The next question is about {'this chapter' if one else 'these chapters'}: only "
                               f"{'its' if one else 'their'} passages are searched")
         self.about_row.show()

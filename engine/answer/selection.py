@@ -92,9 +92,14 @@ def within_record(context, within: list[int]) -> dict:
     their names (one chapter's in full, with its title; several by their
     headings) and a short name for lists."""
     sections = context.book.sections
-    short = sections_named(sections, within)
-    label = sections[within[0] - 1].display_name if len(within) == 1 else short
-    return {"sections": list(within), "label": label, "short": short}
+    return {"sections": list(within), "label": sections_label(sections, within),
+            "short": sections_named(sections, within)}
+
+
+def sections_label(sections, ordinals: list[int]) -> str:
+    """Chapters as a question about them names them: one in full, with its
+    title; several by their headings."""
+    return sections[ordinals[0] - 1].display_name if len(ordinals) == 1 else sections_named(sections, ordinals)
 
 
 def sections_named(sections, ordinals: list[int]) -> str:
