@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.answer.digest import quoted
+from engine.answer.followup import earlier_question, leans_on_earlier
 from engine.answer.selection import (focus_record, opening, part_heading, sections_label, sections_named, shown_text,
                                      within_record)
 from engine.durations import duration_text
@@ -103,6 +104,7 @@ class AskPanel(QWidget):
         self.question.setPlaceholderText("Ask about this book\u2026")
         self.question.submitted.connect(self.ask)
         self.question.typed.connect(self._question_typed)
+        self.question.textChanged.connect(self._update_follow_up)
         self._question_begun = False
         self.question.setAccessibleName("Question")
         self.ask_button = QPushButton("Ask", self)
@@ -118,6 +120,12 @@ class AskPanel(QWidget):
         # A passage selected in the reader that the next question is about.
         self.focus: tuple[int, int] | None = None
         self.within: list[int] | None = None  # or a chapter it is about
+        # Or the answer it follows on from ("Why does he leave?" after "Who is
+        # Marley?"): chosen (Ask a Follow-up), or the answer shown when the
+        # question names nobody its pronouns could mean, unless the reader
+        # says it stands on its own.
+        self.after: dict | None = None
+        self._on_its_own = False
         self.about = QLabel(self)
         self.about.setWordWrap(True)
         self.about.setTextFormat(Qt.TextFormat.PlainText)
@@ -126,7 +134,7 @@ class AskPanel(QWidget):
         self.about_clear.setAutoRaise(True)
         self.about_clear.setToolTip("Ask about the whole book instead")
         self.about_clear.setAccessibleName("Ask about the whole book instead")
-        self.about_clear.clicked.connect(self.clear_focus)
+        self.about_clear.clicked.connect(self._dismiss_about)
         self.about_row = QWidget(self)
         about_layout = QHBoxLayout(self.about_row)
         about_layout.setContentsMargins(0, 0, 0, 0)
@@ -236,6 +244,7 @@ class AskPanel(QWidget):
         self.status.setText("" if enabled else "Open a book to ask about it.")
         self.result = None
         self._asked = ""
+        self._update_follow_up()
 
     def set_focus(self, start: int, end: int) -> None:
         """Make the next question about this span of the book (a selection)."""
@@ -246,8 +255,7 @@ class AskPanel(QWidget):
         section = self.book.section_at(start)
         where = section.display_name if section is not None else "the opening pages"
         self.about.setText(f"About the passage in {where}: {quoted(shown_text(self.book.text[start:end]))}")
-        self.about.setToolTip("The next question is about this passage: it leads the evidence")
-        self.about_row.show()
+        self._show_about("The next question is about this passage: it leads the evidence")
         self.question.setPlaceholderText("Ask about the selected passage\u2026")
 
     def set_within(self, ordinals: list[int]) -> None:
@@ -261,19 +269,70 @@ class AskPanel(QWidget):
         sections = self.book.sections
         one = len(ordinals) == 1
         self.about.setText(f"About {sections_label(sections, ordinals)} only")
-        self.about.setToolTip(f"The next question is about {'this chapter' if one else 'these chapters'}: only "
-                              f"{'its' if one else 'their'} passages are searched")
-        self.about_row.show()
+        self._show_about(f"The next question is about {'this chapter' if one else 'these chapters'}: only "
+                         f"{'its' if one else 'their'} passages are searched")
         self.question.setPlaceholderText(f"Ask about {sections_named(sections, ordinals)}\u2026")
 
     def clear_focus(self) -> None:
-        """The next question is about the whole book (no selection, no chapter)."""
+        """The next question is about the whole book (no selection, no
+        chapter, no answer chosen to follow on from)."""
         self.focus = None
         self.within = None
+        self.after = None
         self.about_row.hide()
         # The panel stays beside the library too: say which book it asks about.
         self.question.setPlaceholderText(f"Ask about {self.book.title.split(':')[0]}\u2026"
                                          if self.book is not None else "Ask about this book\u2026")
+        self._update_follow_up()
+
+    def follow_up(self, result: dict) -> None:
+        """Make the next question a follow-up to this answer's question."""
+        if self.book is None or not result.get("question"):
+            return
+        self.clear_focus()
+        self.after = result
+        self._update_follow_up()
+        self.question.setPlaceholderText("Ask a follow-up\u2026")
+        self.question.setFocus()
+
+    def follows(self) -> dict | None:
+        """The answer the question being typed follows on from, if any: one
+        chosen, or the answer shown when the question leans on it."""
+        if self.book is None or self.focus is not None or self.within is not None:
+            return None
+        if self.after is not None:
+            return self.after
+        shown, typed = self.result, self.question.text().strip()
+        if (self._on_its_own or self.cancel is not None or not shown or not shown.get("question")
+                or shown.get("damaged") or typed == shown["question"].strip() or not leans_on_earlier(typed)):
+            return None
+        return shown
+
+    def _update_follow_up(self) -> None:
+        if not self.question.text().strip():
+            self._on_its_own = False  # a new question: it may follow on again
+        if self.focus is not None or self.within is not None:
+            return  # the line says what the question is about
+        earlier = self.follows()
+        if earlier is None:
+            self.about_row.hide()
+            return
+        self.about.setText(f"Following on from {quoted(' '.join(earlier['question'].split()))}")
+        self._show_about("The question is taken as following on from this one: whom its \u201che\u201d, "
+                         "\u201cshe\u201d or \u201cthey\u201d means is whom that one named",
+                         "Ask it on its own")
+
+    def _show_about(self, tip: str, clear_tip: str = "Ask about the whole book instead") -> None:
+        self.about.setToolTip(tip)
+        self.about_clear.setToolTip(clear_tip)
+        self.about_clear.setAccessibleName(clear_tip)
+        self.about_row.show()
+
+    def _dismiss_about(self) -> None:
+        """The line's \u00d7: a follow-up asked on its own, else about the whole book."""
+        if self.focus is None and self.within is None:
+            self._on_its_own = True
+        self.clear_focus()
 
     def show_read_to(self, section) -> None:
         """Say where "what I have read" ends: in `section`, or in the opening pages (None)."""
@@ -297,6 +356,8 @@ class AskPanel(QWidget):
             focus, within = (entry.result or {}).get("focus"), (entry.result or {}).get("within")
             about = f"[about \u201c{opening(focus['text'])}\u201d] " if focus else ""
             about += f"[in {within.get('short') or within['label'].split(':')[0]}] " if within else ""
+            follows = (entry.result or {}).get("follows")
+            about += f"[after \u201c{opening(follows['question'])}\u201d] " if follows else ""
             item = QListWidgetItem(f"[up to {limit['label'].split(':')[0]}] {about}{entry.question}" if limit
                                    else f"{about}{entry.question}")
             item.setData(SPAN_ROLE, entry.result)
@@ -340,6 +401,7 @@ class AskPanel(QWidget):
             return
         if self._past_reading_limit():
             return
+        earlier = self.follows()  # before the answer on screen is cleared
         self._question_begun = False  # the next question typed may want a model the settings changed to
         self.cancel = CancelToken()
         cancel = self.cancel
@@ -362,6 +424,8 @@ class AskPanel(QWidget):
         book_id = self.book.book_id
         until = self.reading_until()
         focus, within = self.focus, self.within
+        after = earlier_question(earlier) if earlier is not None else None
+        self._on_its_own = False
         self.clear_focus()  # the next question is about the whole book again, unless the reader selects anew
 
         def work(context):
@@ -370,12 +434,12 @@ class AskPanel(QWidget):
                 raise TaskCancelled()
             result = session.ask(
                 question, budget=budget, cancel=cancel,
-                on_digest=lambda lines, retrieval: relay.digest.emit(ticket,
-                                                                     _digest_payload(session, lines, retrieval)),
+                on_digest=lambda lines, retrieval: relay.digest.emit(
+                    ticket, _digest_payload(session, lines, retrieval, session.follows(question, after, until))),
                 on_text=lambda piece: self._receive(ticket, piece),
                 on_retry=lambda retrieval: relay.retry.emit(ticket),
                 on_reading=lambda done, total, left: relay.reading.emit(ticket, done, total, left), until=until,
-                focus=focus, within=within)
+                focus=focus, within=within, after=after)
             return result.as_dict()
 
         def unless_stale(handler):
@@ -392,11 +456,13 @@ class AskPanel(QWidget):
             self._failed(message)
             # A question that failed is about what it was about when asked
             # again, unless the reader has picked something else since.
-            if self.focus is None and self.within is None:
+            if self.focus is None and self.within is None and self.after is None:
                 if focus is not None:
                     self.set_focus(*focus)
                 elif within is not None:
                     self.set_within(within)
+                elif earlier is not None:
+                    self.follow_up(earlier)
 
         self.runner.submit(work, name="Answering", lane=URGENT, on_success=unless_stale(self._finished),
                            on_error=unless_stale(failed), on_cancelled=unless_stale(self._stopped_early))
@@ -493,6 +559,7 @@ class AskPanel(QWidget):
             else:
                 self.status.setText(f"{evidence}{f'; first words after {first:.1f} s' if first else ''}; "
                                     f"done in {timings['total']:.1f} s.")
+        self._update_follow_up()  # a question typed meanwhile may follow on from this answer
         self.answerFinished.emit(result)
         self.answerEnded.emit()
 
@@ -570,6 +637,10 @@ class AskPanel(QWidget):
                     f"{html.escape(quoted(focus['text']))}</i></p>") + page
         if page and within:
             page = f"<p><i>About {html.escape(within['label'])} only: nothing else is searched.</i></p>" + page
+        follows = result.get("follows")
+        if page and follows:
+            page = (f"<p><i>Following on from {html.escape(quoted(follows['question']))}: taken as "
+                    f"{html.escape(quoted(follows['taken_as']))}</i></p>") + page
         if page and self._asked:  # the line above may show only part of it, or another question being typed
             page = f"<p><b>{html.escape(self._asked)}</b></p>" + page
         bar = self.answer_view.verticalScrollBar()
@@ -684,6 +755,7 @@ class AskPanel(QWidget):
         menu.addAction("Show the Answer", lambda: self._history_clicked(item))
         again = menu.addAction("Ask Again", lambda: self.ask_again(item))
         again.setEnabled(self.cancel is None)  # one question at a time
+        menu.addAction("Ask a Follow-up", lambda: self.follow_up(item.data(SPAN_ROLE) or {}))
         menu.addAction("Copy as Markdown", lambda: _copy_markdown(item.data(SPAN_ROLE), item.data(ASKED_ROLE)))
         menu.addSeparator()
         menu.addAction("Delete from History", lambda: self.historyDeleteRequested.emit(item.data(ENTRY_ROLE)))
@@ -704,6 +776,8 @@ class AskPanel(QWidget):
         result, asked_at = self.result, self._asked_at
         copy = menu.addAction("Copy Answer as Markdown", lambda: _copy_markdown(result, asked_at))
         copy.setEnabled(result is not None and self.cancel is None)
+        follow = menu.addAction("Ask a Follow-up", lambda: self.follow_up(result))
+        follow.setEnabled(bool(result and result.get("question")) and self.cancel is None)
         return menu
 
     def _answer_menu(self, point) -> None:
@@ -717,11 +791,15 @@ class AskPanel(QWidget):
         result = item.data(SPAN_ROLE) or {}
         if result.get("question") and self.cancel is None:
             self.question.setText(result["question"])
-            focus, within = result.get("focus"), result.get("within")
+            focus, within, follows = result.get("focus"), result.get("within"), result.get("follows")
             if focus:
                 self.set_focus(focus["start"], focus["end"])
             elif within:
                 self.set_within(within["sections"])
+            elif follows:
+                self.follow_up({"question": follows["question"]})
+            else:
+                self._on_its_own = True  # it was asked on its own: it is again
             self.ask()
 
     def eventFilter(self, watched, event) -> bool:
@@ -785,7 +863,7 @@ def _history_tip(entry: HistoryEntry) -> str:
     return f"Asked {asked}" + (f"\n\n{shown_text(gist, 400)}" if gist else "")
 
 
-def _digest_payload(session, lines, retrieval) -> dict:
+def _digest_payload(session, lines, retrieval, follows: dict | None = None) -> dict:
     labels = {s.ordinal: s.label for s in session.context.book.sections}
     return {
         "digest": [line.as_dict() for line in lines],
@@ -800,6 +878,7 @@ def _digest_payload(session, lines, retrieval) -> dict:
         "reading_limit": session.context.reading_limit(retrieval.until),
         "focus": focus_record(session.context, retrieval.focus) if retrieval.focus else None,
         "within": within_record(session.context, retrieval.within) if retrieval.within else None,
+        "follows": follows,
         "meaning_share": round(retrieval.meaning_share, 3),
     }
 

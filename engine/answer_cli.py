@@ -15,6 +15,9 @@ UP_TO_HELP = ("use the book only up to the end of this section (its number in `c
               "nothing after it is searched or shown, so nothing later is given away")
 ABOUT_HELP = ("ask about this passage: words of the book (the first place they stand is used; case, spacing "
               "and line breaks do not matter); its passages lead the evidence")
+AFTER_HELP = ("a follow-up to this earlier question: the subject it names is put beside the new one's pronoun "
+              "(\"What becomes of him?\" after \"Who is Marley?\")")
+FOLLOW_UP_HELP = "a follow-up to the last question in the book's history (see --after)"
 IN_HELP = ("ask about this section only (its number in `chapterhouse sections`; repeat for several): only its "
            "passages are searched")
 
@@ -29,6 +32,7 @@ def add_parsers(commands) -> None:
     retrieve.add_argument("--up-to", type=int, metavar="SECTION", help=UP_TO_HELP)
     retrieve.add_argument("--about", metavar="TEXT", help=ABOUT_HELP)
     retrieve.add_argument("--in", dest="within", type=int, action="append", metavar="SECTION", help=IN_HELP)
+    _add_follow_up(retrieve)
     retrieve.set_defaults(handler=run_retrieve)
 
     ask = commands.add_parser("ask", help="answer a question about a book, citing passages")
@@ -43,6 +47,7 @@ def add_parsers(commands) -> None:
     ask.add_argument("--up-to", type=int, metavar="SECTION", help=UP_TO_HELP)
     ask.add_argument("--about", metavar="TEXT", help=ABOUT_HELP)
     ask.add_argument("--in", dest="within", type=int, action="append", metavar="SECTION", help=IN_HELP)
+    _add_follow_up(ask)
     ask.add_argument("--no-history", action="store_true",
                      help="do not keep the question and its answer in the book's history (the app's History tab, "
                           "`chapterhouse history`)")
@@ -61,6 +66,12 @@ def add_parsers(commands) -> None:
     evaluate.add_argument("--no-ablations", action="store_true")
     evaluate.add_argument("--books-only", default="", help="only these book slugs, comma-separated")
     evaluate.set_defaults(handler=run_eval)
+
+
+def _add_follow_up(command) -> None:
+    follow = command.add_mutually_exclusive_group()
+    follow.add_argument("--after", metavar="QUESTION", help=AFTER_HELP)
+    follow.add_argument("--follow-up", action="store_true", help=FOLLOW_UP_HELP)
 
 
 def default_books_dir() -> Path:
@@ -143,6 +154,28 @@ def _about(session, text: str | None) -> tuple[int, int] | None:
     return span
 
 
+def _after(session, args) -> str | None:
+    """The earlier question a follow-up follows: given, or the history's last."""
+    if not args.follow_up:
+        return args.after
+    from .answer.followup import earlier_question
+    from .errors import ChapterhouseError
+
+    journal = session.library.journal(session.book_id)
+    try:
+        entries = journal.entries()
+    finally:
+        journal.close()
+    if not entries:
+        raise ChapterhouseError(f"{session.context.book.title}: --follow-up: no question asked of it yet to follow "
+                                "(see `chapterhouse history`)")
+    return earlier_question(entries[-1].result)
+
+
+def _taken_as(follows: dict) -> str:
+    return f"(Following on from \u201c{follows['question']}\u201d, taken as: {follows['taken_as']})\n"
+
+
 def _passage(node, labels) -> dict:
     return {"id": node.id, "section": node.section, "label": labels.get(node.section, ""), "start": node.start,
             "end": node.end, "text": node.text}
@@ -156,7 +189,8 @@ def run_retrieve(args) -> int:
     session = _session(args.book)
     until = _until(session, args.up_to)
     focus, within = _about(session, args.about), session.checked_within(args.within, until)
-    plan = session.plan(args.question, planner=args.planner, until=until, focus=focus, within=within)
+    after = _after(session, args)
+    plan = session.plan(args.question, planner=args.planner, until=until, focus=focus, within=within, after=after)
     from .answer.retrieval import retrieve
     from .answer.selection import focus_record, within_record
 
@@ -176,10 +210,13 @@ def run_retrieve(args) -> int:
             "reading_limit": session.context.reading_limit(until),
             "focus": focus_record(session.context, focus) if focus else None,
             "within": within_record(session.context, within) if within else None,
+            "follows": session.follows(args.question, after, until),
             "meaning_share": round(found.meaning_share, 3),
             "timings": {"retrieval_ms": round(found.seconds * 1000, 1)},
         }, indent=2, ensure_ascii=False))
         return 0
+    if after:
+        print(_taken_as(session.follows(args.question, after, until)))
     print(digest_markdown(digest, [part.part.text for part in found.parts]))
     print()
     for node in found.passages:
@@ -220,13 +257,15 @@ def run_ask(args) -> int:
     check_question(args.question, args.book)  # before a new book's import and indexing, not after
     session = _session(args.book, args.answers)
     until = _until(session, args.up_to)
-    focus = _about(session, args.about)
+    focus, after = _about(session, args.about), _after(session, args)
     cancel = CancelToken()
     previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
     quiet = args.json
 
     def on_digest(lines, retrieval):
         if not quiet:
+            if after:
+                print(_taken_as(session.follows(args.question, after, until)))
             limit = session.context.reading_limit(until)
             print(f"Evidence (the book up to the end of {limit['label']}):" if limit else "Evidence:")
             print(digest_markdown(lines, [part.part.text for part in retrieval.parts]))
@@ -261,7 +300,7 @@ def run_ask(args) -> int:
     try:
         result = session.ask(args.question, budget=args.budget, planner=args.planner, cancel=cancel,
                              on_digest=on_digest, on_text=on_text, on_retry=on_retry, on_reading=on_reading,
-                             until=until, focus=focus, within=args.within)
+                             until=until, focus=focus, within=args.within, after=after)
     finally:
         signal.signal(signal.SIGINT, previous)
     kept = not args.no_history and (result.digest or result.answer)  # stopped before any evidence: nothing to keep

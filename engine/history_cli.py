@@ -54,7 +54,7 @@ def run_history(args) -> int:
             print(f"No questions asked of {summary.title} yet. Ask one with: chapterhouse ask {book_id} \"QUESTION\"")
         else:
             for entry in entries:
-                about = _about(entry.result.get("focus"), entry.result.get("within"))
+                about = _about(entry.result.get("focus"), entry.result.get("within"), entry.result.get("follows"))
                 print(f"{entry.id:>4}  {time.strftime('%Y-%m-%d %H:%M', time.localtime(entry.asked_at))}  "
                       f"{about}{' '.join(entry.question.split())}  ({_gist(entry.result)})")
     finally:
@@ -69,11 +69,13 @@ def _entry(entries, entry_id: int, title: str):
     raise ChapterhouseError(f"{title}: no question {entry_id} in its history (see `chapterhouse history`)")
 
 
-def _about(focus: dict | None, within: dict | None) -> str:
+def _about(focus: dict | None, within: dict | None, follows: dict | None = None) -> str:
     """A question about a selected passage opens with that passage's first
-    words; one about a chapter, with its name."""
+    words; one about a chapter, with its name; a follow-up, with the opening
+    of the question it followed."""
     return (f"[about \u201c{opening(focus['text'])}\u201d] " if focus else "") + (
-        f"[in {within['label']}] " if within else "")
+        f"[in {within['label']}] " if within else "") + (
+        f"[after \u201c{opening(follows['question'])}\u201d] " if follows else "")
 
 
 def _gist(result: dict) -> str:

@@ -45,6 +45,7 @@ def main() -> int:
     suffix = ("-dark" if args.dark else "") + (f"-x{args.scale:g}" if args.scale != 1.0 else "")
 
     from PySide6.QtGui import QColor, QPalette
+    from PySide6.QtTest import QTest
 
     from desktop.app import create_application
     from desktop.main_window import MainWindow
@@ -173,6 +174,19 @@ def main() -> int:
     window.ask_panel.ask()
     wait(lambda: bool(done), 120)
     shot("13-answer-about-chapters")
+
+    # A follow-up: "him" taken as whom the question before named.
+    window.ask_panel.question.setText("Who is Marley?")
+    done.clear()
+    window.ask_panel.ask()
+    wait(lambda: bool(done), 120)
+    window.ask_panel.question.clear()
+    QTest.keyClicks(window.ask_panel.question, "What becomes of him in the end?")
+    shot("14-follow-up-typed")
+    done.clear()
+    window.ask_panel.ask()
+    wait(lambda: bool(done), 120)
+    shot("15-answer-to-a-follow-up")
     window.open_book(excerpt)
     wait(lambda: window.book is not None and window.book.book_id == excerpt, 30)
 

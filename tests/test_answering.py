@@ -319,6 +319,53 @@ def test_a_question_about_one_chapter_searches_only_it_and_spends_the_budget_the
         session.retrieve(question, within=[last + 1])
 
 
+def test_a_follow_up_takes_its_pronouns_as_the_earlier_question_named():
+    from engine.answer.followup import earlier_question, follow_up_question, leans_on_earlier, subjects_of
+
+    # A question leans on the one before when it has a personal pronoun and names nobody.
+    assert leans_on_earlier("What becomes of him in the end?")
+    assert leans_on_earlier("why do they leave?")
+    assert not leans_on_earlier("Why does Mr. Darcy dislike her?")  # a name of its own
+    assert not leans_on_earlier("What does \u201cBah! Humbug!\u201d mean to him?")  # a quoted phrase
+    assert not leans_on_earlier("What does it mean?")  # "it" is too common to lean on anyone
+    # The subject: names as written (a title's full stop, no possessive), quoted phrases,
+    # and the characters card's names however typed.
+    assert subjects_of("Why does Mr. Darcy dislike Elizabeth?") == ["Mr. Darcy", "Elizabeth"]
+    assert subjects_of("Marley's ghost: what did it say?") == ["Marley"]
+    assert subjects_of("What does \u201cBah! Humbug!\u201d mean?") == ["Bah! Humbug!"]
+    card = [{"name": "Jacob Marley", "also_called": ["Marley"]}]
+    assert subjects_of("what does marley want?", card) == ["Marley"]
+    assert subjects_of("Who is Jacob Marley?", card) == ["Jacob Marley"]  # the longest, once
+    assert subjects_of("Who is the old man in the chair?") == []
+    # Put beside the first pronoun; else before the question mark; where the earlier one names nothing, it is quoted.
+    assert follow_up_question("What becomes of him in the end?", "Who is Marley?") == \
+        "What becomes of him (Marley) in the end?"
+    assert follow_up_question("What does it mean?", "What does \u201cHumbug\u201d mean?") == \
+        "What does it (Humbug) mean?"
+    assert follow_up_question("And in the end?", "Who is Marley?") == "And in the end (Marley)?"
+    assert follow_up_question("Where does he go?", "Who is the old man in the chair?") == \
+        "Where does he (after \u201cWho is the old man in the chair\u201d) go?"
+    # A chain: a follow-up to a follow-up reads the earlier one as it was taken, with any passage it was about.
+    taken = {"question": "What becomes of him?", "follows": {"question": "Who is Marley?",
+                                                           "taken_as": "What becomes of him (Marley)?"}}
+    assert follow_up_question("Why does he come back?", earlier_question(taken)) == "Why does he (Marley) come back?"
+    about = earlier_question({"question": "Why does he say this?", "focus": {"text": "Bah! Humbug!"}})
+    assert about == "Why does he say this? (about \u201cBah! Humbug!\u201d)"
+
+
+def test_a_follow_up_question_finds_whom_the_earlier_one_named(session):
+    question = "What did the master do to him?"
+    plain = session.retrieve(question, budget=4)
+    assert "Dick" not in plain.ranked[0].text  # "him" on its own: the passage about the squire's son leads
+    followed = session.retrieve(question, budget=4, after="Who was Dick?")
+    assert followed.plan.question == "What did the master do to him (Dick)?"
+    assert "Dick" in followed.ranked[0].text and "Dick" in " ".join(part.text for part in followed.plan.parts)
+    assert session.follows(question, "Who was Dick?") == {"question": "Who was Dick?",
+                                                         "taken_as": "What did the master do to him (Dick)?"}
+    assert session.follows(question, "  ") is None
+    assert session.retrieve(question, budget=4, after=" ").plan.question == question
+
+
 def test_the_digest_quotes_the_book_and_cites_retrieved_passages(session):
     found = session.retrieve("What did the old horse say about the hare and the dogs?", budget=6)
     lines = session.digest(found)

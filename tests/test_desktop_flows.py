@@ -1547,6 +1547,75 @@ def test_a_book_listed_as_damaged_by_its_index_still_opens_to_be_read(qtbot, fix
     assert window.banner.action.isVisible() and window.banner.action.text() == "Repair\u2026"
 
 
+def _ask(qtbot, panel, question: str) -> dict:
+    panel.question.clear()
+    QTest.keyClicks(panel.question, question)
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as finished:
+        panel.ask()
+    return finished.args[0]
+
+
+def test_a_follow_up_question_is_taken_as_following_the_answer_shown(qtbot, fixtures):
+    window = _window_on_a_searchable_book(qtbot, fixtures)
+    panel = window.ask_panel
+    panel.question.setFocus()
+    _ask(qtbot, panel, "Who is Duchess?")
+    assert not panel.about_row.isVisible()  # the question answered is not taken as following itself
+    # A question that names nobody its pronouns could mean follows on from the answer shown, as the line says.
+    panel.question.clear()
+    QTest.keyClicks(panel.question, "What does she tell him?")
+    assert panel.about_row.isVisible() and panel.about.text() == "Following on from \u201cWho is Duchess?\u201d"
+    assert panel.about_clear.toolTip() == "Ask it on its own"
+    result = _ask(qtbot, panel, "What does she tell him?")
+    assert result["follows"] == {"question": "Who is Duchess?", "taken_as": "What does she (Duchess) tell him?"}
+    assert result["plan"]["question"] == "What does she (Duchess) tell him?"
+    assert ("Following on from \u201cWho is Duchess?\u201d: taken as \u201cWhat does she (Duchess) tell him?\u201d"
+            in panel.answer_view.toPlainText())
+    qtbot.waitUntil(lambda: panel.history.count() == 2, timeout=10000)
+    assert panel.history.item(0).text() == "[after \u201cWho is Duchess?\u201d] What does she tell him?"
+    # The line's \u00d7 asks it on its own; a name of its own needs no line.
+    panel.question.clear()
+    QTest.keyClicks(panel.question, "Why does she say so?")
+    assert panel.about.text() == "Following on from \u201cWhat does she tell him?\u201d"
+    panel.about_clear.click()
+    assert not panel.about_row.isVisible()
+    QTest.keyClicks(panel.question, " ")
+    assert not panel.about_row.isVisible()  # stays dismissed while the question is typed
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as alone:
+        panel.ask()
+    assert alone.args[0]["follows"] is None
+    panel.question.clear()
+    QTest.keyClicks(panel.question, "What does Duchess tell him?")
+    assert not panel.about_row.isVisible()
+    # Chosen from the history's menu: a follow-up to that question, pronoun or not.
+    qtbot.waitUntil(lambda: panel.history.count() == 3, timeout=10000)
+    first = panel.history.item(2)
+    menu = panel.history_menu(first)
+    assert [action.text() for action in menu.actions() if action.text()] == [
+        "Show the Answer", "Ask Again", "Ask a Follow-up", "Copy as Markdown", "Delete from History"]
+    next(action for action in menu.actions() if action.text() == "Ask a Follow-up").trigger()
+    menu.deleteLater()
+    assert panel.about_row.isVisible() and panel.about.text() == "Following on from \u201cWho is Duchess?\u201d"
+    assert panel.question.hasFocus() and panel.question.placeholderText() == "Ask a follow-up\u2026"
+    chosen = _ask(qtbot, panel, "And at the end?")
+    assert chosen["follows"]["taken_as"] == "And at the end (Duchess)?" and not panel.about_row.isVisible()
+    # Asked again from the history, a follow-up follows the same question.
+    qtbot.waitUntil(lambda: panel.history.count() == 4, timeout=10000)
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as again:
+        panel.ask_again(panel.history.item(2))
+    assert again.args[0]["follows"] == result["follows"]
+    # The answer's own menu offers it too; a chapter picked afterwards is what the question is about.
+    menu = panel.answer_menu(QPoint(5, 5))
+    follow = next(action for action in menu.actions() if action.text() == "Ask a Follow-up")
+    assert follow.isEnabled()
+    follow.trigger()
+    menu.deleteLater()
+    assert panel.after is not None
+    panel.set_within([2])
+    assert panel.after is None and panel.about.text().startswith("About Chapter 2")
+    window.close()
+
+
 def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
     window = _window_on_a_searchable_book(qtbot, fixtures)
     panel, contents = window.ask_panel, window.contents

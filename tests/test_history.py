@@ -186,6 +186,39 @@ def test_a_question_about_one_chapter_from_the_command_line(fixtures, capsys):
                                  "sections 1 to 3 (see `chapterhouse sections`)\n")
 
 
+def test_a_follow_up_question_from_the_command_line(fixtures, capsys):
+    book = str(fixtures / "three-chapters.txt")
+    code, out, err = _run(capsys, "ask", book, "What does she tell him?", "--follow-up", "--answers", "evidence")
+    assert code == 2 and err.splitlines()[-1] == ("chapterhouse: error: Three Chapters from Black Beauty: "
+                                                  "--follow-up: no question asked of it yet to follow (see "
+                                                  "`chapterhouse history`)")
+    code, out, err = _run(capsys, "retrieve", book, "What does she tell him?", "--after", "Who is Duchess?", "--json")
+    found = json.loads(out)
+    assert code == 0 and found["follows"] == {"question": "Who is Duchess?",
+                                              "taken_as": "What does she (Duchess) tell him?"}
+    assert found["plan"]["question"] == "What does she (Duchess) tell him?"
+    code, out, _ = _run(capsys, "retrieve", book, "What does she tell him?", "--json")
+    assert json.loads(out)["follows"] is None
+    # In a terminal, how the question was taken comes first.
+    code, out, _ = _run(capsys, "ask", book, QUESTIONS[1], "--answers", "evidence")
+    code, out, _ = _run(capsys, "ask", book, "What does she tell him?", "--follow-up", "--answers", "evidence")
+    assert code == 0 and out.startswith("(Following on from \u201cWho is Duchess?\u201d, taken as: What does she "
+                                        "(Duchess) tell him?)\n")
+    # A follow-up to a follow-up reads the one before as it was taken.
+    code, out, _ = _run(capsys, "ask", book, "Why does she say it?", "--follow-up", "--answers", "evidence", "--json")
+    chained = json.loads(out)
+    assert chained["follows"] == {"question": "What does she (Duchess) tell him?",
+                                  "taken_as": "Why does she (Duchess) say it?"}
+    code, out, _ = _run(capsys, "history", book)
+    assert "[after \u201cWhat does she (Duchess) tell him?\u201d] Why does she say it?" in out
+    code, out, _ = _run(capsys, "history", book, "--show", str(chained["history_id"]))
+    assert ("following on from \u201cWhat does she (Duchess) tell him?\u201d, taken as \u201cWhy does she "
+            "(Duchess) say it?\u201d*") in out
+    with pytest.raises(SystemExit) as refused:
+        _run(capsys, "ask", book, "Why?", "--follow-up", "--after", "Who is Duchess?")
+    assert refused.value.code == 2 and "not allowed with argument" in capsys.readouterr().err
+
+
 def test_a_model_that_cannot_be_loaded_loses_the_answer_not_the_evidence(fixtures, chapterhouse_home, capsys):
     from engine.llm.settings import FILE, ModelChoice, ModelSettings
 

@@ -139,14 +139,14 @@ def scope_of(question: str, parts: list[PlanPart]) -> str:
 
 # Quoted phrases. A single quote counts only outside a word, so the
 # apostrophes of "John's ... boy's" do not quote "s angry retort about a boy".
-_QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{3,60})[\"\u201d]"
+QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{3,60})[\"\u201d]"
                      r"|(?<![A-Za-z])[\u2018']([^\u2019']{3,60})[\u2019'](?![A-Za-z])")
 
 
 def anchors_of(text: str) -> list[str]:
     """Quoted phrases, and runs of two to four content words ("door knocker",
     "little brown book") as the question writes them."""
-    anchors = [(double or single).strip() for double, single in _QUOTED.findall(text)]
+    anchors = [(double or single).strip() for double, single in QUOTED.findall(text)]
     run: list[str] = []
     for token in words(text) + [""]:
         lowered = token.lower().strip("'")

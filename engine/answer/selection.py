@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-# The longest quoted phrase the code planner takes as an anchor (planning._QUOTED).
+# The longest quoted phrase the code planner takes as an anchor (planning.QUOTED).
 SNIPPET_CHARACTERS = 60
 # A selection across more passages than this keeps those holding most of it:
 # the rest of the budget stays for the rest of the book.

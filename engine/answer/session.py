@@ -16,6 +16,7 @@ from .planning import Plan, code_plan, model_plan
 from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing, answer_rules, generate_answer, \
     not_found, resolve_citations
 from .digest import DigestLine, evidence_digest
+from .followup import follow_up_question, follows_record
 from .retrieval import Features, Retrieval, retrieve
 from .selection import about_question, focus_record, within_question, within_record
 
@@ -110,14 +111,17 @@ class AnswerSession:
 
     def plan(self, question: str, planner: str = "code", cancel: CancelToken | None = None,
              until: int | None = None, focus: tuple[int, int] | None = None,
-             within: list[int] | None = None) -> Plan:
+             within: list[int] | None = None, after: str | None = None) -> Plan:
         """planner: "model" (guarded, with the code plan as fallback), "code", or
         "auto": the model unless it is a toy whose plans are not worth the wait.
         With `until`, the plan knows the book only up to that offset; with
         `focus`, the question is about that span of the text; with `within`,
-        about those sections."""
+        about those sections; with `after`, it follows that earlier question."""
         check_question(question, self.indexer.book.title)
         context = self.context
+        characters = context.characters_known_by(until)
+        if after and after.strip():
+            question = follow_up_question(question, after, characters)
         if focus is not None:
             question = about_question(question, context.book.text[focus[0]:focus[1]])
         if within is not None:
@@ -127,7 +131,6 @@ class AnswerSession:
                 planner = "code" if is_small(self.generator) else "model"
             except ModelError:  # no model to plan with: the code plans, and the answer says why
                 planner = "code"
-        characters = context.characters_known_by(until)
         if planner == "model":
             plan = model_plan(self.generator, question, context.structure_text(until), characters, context.rarity,
                               cancel)
@@ -138,10 +141,17 @@ class AnswerSession:
 
     def retrieve(self, question: str, budget: int = 12, planner: str = "code", features: Features | None = None,
                  cancel: CancelToken | None = None, until: int | None = None,
-                 focus: tuple[int, int] | None = None, within: list[int] | None = None) -> Retrieval:
+                 focus: tuple[int, int] | None = None, within: list[int] | None = None,
+                 after: str | None = None) -> Retrieval:
         focus, within = self.checked_focus(focus), self.checked_within(within, until)
-        return retrieve(self.plan(question, planner, cancel, until, focus, within), self.context, budget=budget,
-                        features=features, until=until, focus=focus, within=within)
+        return retrieve(self.plan(question, planner, cancel, until, focus, within, after), self.context,
+                        budget=budget, features=features, until=until, focus=focus, within=within)
+
+    def follows(self, question: str, after: str | None, until: int | None = None) -> dict | None:
+        """What is kept of the earlier question a follow-up followed, and how the follow-up was taken."""
+        if not after or not after.strip():
+            return None
+        return follows_record(after, follow_up_question(question, after, self.context.characters_known_by(until)))
 
     def checked_within(self, within: list[int] | None, until: int | None = None) -> list[int] | None:
         """Section ordinals asked about, refused in one line when the book has
@@ -217,7 +227,8 @@ class AnswerSession:
 
     def ask(self, question: str, budget: int = 12, planner: str = "auto", cancel: CancelToken | None = None,
             on_digest=None, on_text=None, on_retry=None, on_reading=None, until: int | None = None,
-            focus: tuple[int, int] | None = None, within: list[int] | None = None) -> AnswerResult:
+            focus: tuple[int, int] | None = None, within: list[int] | None = None,
+            after: str | None = None) -> AnswerResult:
         """Plan, retrieve, digest, answer. `on_digest` gets the digest as soon as
         it exists (before any answer text), `on_reading(done, total,
         seconds_left)` the model's progress through the prompt in tokens,
@@ -226,13 +237,15 @@ class AnswerSession:
         text), nothing after it is used: no spoilers. With `focus` (start and
         end of a span of the text: a reader's selection), the question is
         about that span, and the passages holding it lead the evidence. With
-        `within` (section ordinals: a chapter), only those sections are used."""
+        `within` (section ordinals: a chapter), only those sections are used.
+        With `after` (an earlier question), the question follows it: "him"
+        is whoever that one named."""
         cancel = cancel or CancelToken()
         started = time.perf_counter()
         focus, within = self.checked_focus(focus), self.checked_within(within, until)
         if planner == "auto" and not self.writes_answers:
             planner = "code"
-        plan = self.plan(question, planner, cancel, until, focus, within)
+        plan = self.plan(question, planner, cancel, until, focus, within, after)
         planned = time.perf_counter()
         retrieval = retrieve(plan, self.context, budget=budget, until=until, focus=focus, within=within)
         # The evidence shown first is timed, not a retry's wider retrieval.
@@ -245,6 +258,7 @@ class AnswerSession:
         limit = self.context.reading_limit(until)
         about = focus_record(self.context, focus) if focus is not None else None
         chapters = within_record(self.context, within) if within is not None else None
+        follows = self.follows(question, after, until)
 
         def timings(first_token: float | None) -> dict:
             return {"planning": round(planned - started, 3), "retrieval": round(retrieval_seconds, 4),
@@ -257,7 +271,7 @@ class AnswerSession:
                 question=question, answer="", lead="digest", citations=[], citations_dropped=0, not_found=False,
                 retried=False, digest=digest, retrieval=retrieval, plan=plan, cancelled=cancel.cancelled,
                 labels=labels, timings=timings(None), reading_limit=limit, focus=about,
-                within=chapters, tokens={"prompt": 0, "processed": 0, "generated": 0}, **why)
+                within=chapters, follows=follows, tokens={"prompt": 0, "processed": 0, "generated": 0}, **why)
 
         if not self.writes_answers:
             return evidence_alone(written=False)
@@ -293,6 +307,6 @@ class AnswerSession:
             citations=citations, citations_dropped=dropped, not_found=not_found(answer), retried=retried,
             digest=digest, retrieval=retrieval, plan=plan, cancelled=generated["finish"] == "cancelled",
             labels=labels, discarded_draft=discarded, timings=timings(generated["first_token"]), reading_limit=limit,
-            focus=about, within=chapters, tokens={"prompt": generated["prompt"], "processed": generated["processed"],
-                    "generated": generated["generated"]},
+            focus=about, within=chapters, follows=follows,
+            tokens={key: generated[key] for key in ("prompt", "processed", "generated")},
         )

@@ -237,6 +237,9 @@ def entry_markdown(entry: HistoryEntry) -> str:
     focus, within = result.get("focus"), result.get("within")
     about = f"; about the passage in {focus['label']}: {quoted(focus['text'])}" if focus else ""
     about += f"; about {within['label']} only" if within else ""
+    follows = result.get("follows")
+    about += (f"; following on from \u201c{follows['question']}\u201d, taken as \u201c{follows['taken_as']}\u201d"
+              if follows else "")
     lines = [f"## {entry.question}", "", f"*Asked {asked}{scope}{about}*", ""]
     digest = result.get("digest", [])
     if digest:

@@ -1,0 +1,121 @@
+"""Follow-up questions. After "Who is Marley?", a reader asks "What becomes of
+him in the end?": searched on its own words, "him" finds any man of the book.
+A follow-up is asked as the reader wrote it with the earlier question's
+subject put beside its first pronoun ("What becomes of him (Marley) in the
+end?"), so the plan, the ranking and the answer's prompt know who "him" is,
+and the answer shows how the question was taken. The subject is what the
+earlier question names: its quoted phrases, its names (capitalised words, or
+any of the characters card's names, however typed); where it names nothing,
+the earlier question itself, quoted."""
+
+from __future__ import annotations
+
+import re
+
+from .planning import QUOTED, STOPWORDS, words
+
+# A question using one of these and naming nobody refers to someone named before.
+PERSONAL_PRONOUNS = {"he", "him", "his", "himself", "she", "her", "hers", "herself", "they", "them", "their",
+                     "theirs", "themselves"}
+# Where the subject is put when the question has no personal pronoun ("What
+# does it mean?" asked as a follow-up on purpose).
+_OTHER_REFERENCES = {"it", "its", "this", "that", "these", "those", "there"}
+MAX_SUBJECTS = 3
+_SENTENCE_START = re.compile(r"(?:^|[.?!:;]\s+)[\"'\u201c\u2018(]*$")
+
+
+def leans_on_earlier(question: str) -> bool:
+    """Whether a question refers to someone it does not name ("Why does he
+    leave?"), so that on its own it is a question about anyone: a personal
+    pronoun, and no name nor quoted phrase of its own."""
+    if not any(word.lower() in PERSONAL_PRONOUNS for word in words(question)):
+        return False
+    return not QUOTED.search(question) and not _capitalised_names(question)
+
+
+def subjects_of(question: str, characters: list[dict] | None = None) -> list[str]:
+    """What a question is about, as far as its words say: its quoted phrases,
+    its names (runs of capitalised words, less a sentence's first word unless
+    the characters card knows it) and the card's names however typed."""
+    found = [(double or single).strip() for double, single in QUOTED.findall(question)]
+    found += _capitalised_names(question, _card_names(characters))
+    lowered = question.lower()
+    for name in _card_names(characters):
+        if re.search(rf"\b{re.escape(name.lower())}\b", lowered):
+            found.append(name)
+    unique: list[str] = []
+    for subject in found:  # one of each, the longest ("Jacob Marley", not "Marley" as well)
+        if not any(_key(subject) in _key(kept) for kept in unique):
+            unique = [kept for kept in unique if _key(kept) not in _key(subject)] + [subject]
+    return unique[:MAX_SUBJECTS]
+
+
+def follow_up_question(question: str, earlier: str, characters: list[dict] | None = None) -> str:
+    """The question as planned and answered when it follows `earlier`: the
+    earlier question's subject beside its first pronoun, else before its
+    question mark."""
+    question = " ".join(question.split())
+    subjects = subjects_of(earlier, characters)
+    gloss = ", ".join(subjects) if subjects else f"after \u201c{' '.join(earlier.split()).rstrip(' ?')}\u201d"
+    for wanted in (PERSONAL_PRONOUNS, _OTHER_REFERENCES):
+        for match in re.finditer(r"[A-Za-z][A-Za-z'\-]*", question):
+            if match.group().lower() in wanted:
+                return f"{question[:match.end()]} ({gloss}){question[match.end():]}"
+    if question.endswith("?"):
+        return f"{question[:-1].rstrip()} ({gloss})?"
+    return f"{question} ({gloss})"
+
+
+def follows_record(earlier: str, taken_as: str) -> dict:
+    """What is kept with the answer: the question it followed, and how it was taken."""
+    return {"question": " ".join(earlier.split()), "taken_as": taken_as}
+
+
+def earlier_question(result: dict) -> str:
+    """A kept answer's question as a follow-up to it should read it: as it was
+    taken (a follow-up's subject put in), with the passage it was about."""
+    from .selection import about_question
+
+    asked = (result.get("follows") or {}).get("taken_as") or result["question"]
+    focus = result.get("focus")
+    return about_question(asked, focus["text"]) if focus else asked
+
+
+def _key(text: str) -> str:
+    return re.sub(r"[^a-z]+", " ", text.lower()).strip()
+
+
+def _card_names(characters: list[dict] | None) -> list[str]:
+    names: list[str] = []
+    for character in characters or []:
+        names += [name for name in [character.get("name", "")] + list(character.get("also_called", [])) if name]
+    return names
+
+
+def _capitalised_names(text: str, known: list[str] = ()) -> list[str]:
+    """Runs of capitalised words, as the text writes them ("Mr. Darcy"), that
+    are not a sentence's plain first word (a possessive one is a name:
+    "Marley's ghost: ..."), nor a question word or the like ("Why", "I")."""
+    known_lower = {name.lower() for name in known}
+    names: list[str] = []
+    run: list[re.Match] = []
+
+    def close() -> None:
+        if run:
+            names.append(re.sub(r"['\u2019]s$", "", text[run[0].start():run[-1].end()]))
+        run.clear()
+
+    for match in re.finditer(r"[A-Za-z][A-Za-z'\u2019\-]*", text):
+        bare = re.sub(r"['\u2019]s$", "", match.group())
+        # A title's full stop ("Mr. Darcy") does not start a sentence.
+        first = not run and bool(_SENTENCE_START.search(text[:match.start()]))
+        possessive = bare != match.group()
+        if (bare[:1].isupper() and bare.lower() not in STOPWORDS and bare != "I"
+                and (not first or possessive or bare.lower() in known_lower)):
+            run.append(match)
+            if possessive:  # ends the name: "Marley's ghost"
+                close()
+        else:
+            close()
+    close()
+    return names
