@@ -14,7 +14,7 @@ import threading
 import time
 
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QKeySequence, QShortcut, QTextDocument
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
@@ -611,8 +611,8 @@ class AskPanel(QWidget):
             answer = _answer_html(result.get("answer", ""), result.get("citations", []))
         draft = result.get("lead", "digest") == "digest"
         heading = "Draft answer (small model: trust the evidence above)" if draft else "Answer"
-        body = answer or "<i>\u2026</i>"
-        answer_block = f"<h4>{heading}</h4><p>{body}</p>" if (answer or streaming) else ""
+        body = (f"<p>{answer}</p>" if streaming else answer) if answer else "<p><i>\u2026</i></p>"
+        answer_block = f"<h4>{heading}</h4>{body}" if (answer or streaming) else ""
         if not streaming and not answer and result.get("discarded_draft"):
             what, where = ("draft", "above") if draft else ("answer", "below")
             answer_block = (f"<p><i>The model's {what} only restated the question, so it is not shown: "
@@ -912,14 +912,34 @@ def _digest_html(lines: list[dict], parts: list[str]) -> str:
 
 
 def _answer_html(answer: str, citations: list[dict]) -> str:
+    """A finished answer as the page shows it: its Markdown rendered (a 3-4B
+    model writes **bold**, lists and paragraphs; raw HTML stays text), each
+    citation a link named by its section."""
     labels = {c["passage_id"]: c["label"] for c in citations}
 
     def link(match: re.Match) -> str:
         ids = [i.strip() for i in match.group(1).split(",")]
-        return " ".join(f"<a href=\"cite:{i}\">[{html.escape(labels.get(i, i))}]</a>" for i in ids if i in labels)
+        return " ".join(f"[\\[{_markdown_escaped(labels[i])}\\]](cite:{i})" for i in ids if i in labels)
 
-    escaped = html.escape(answer)
-    return _CITATION.sub(link, escaped).replace("\n", "<br>")
+    return markdown_html(_CITATION.sub(link, answer))
+
+
+def markdown_html(text: str) -> str:
+    """Markdown as an HTML fragment for a page of the panel, by Qt's own
+    parser: the body only (the page sets its font), and links in the
+    palette's colour (Qt writes a fixed blue into each)."""
+    document = QTextDocument()
+    document.setMarkdown(text, QTextDocument.MarkdownFeature.MarkdownNoHTML)
+    page = document.toHtml()
+    body = re.search(r"<body[^>]*>(.*)</body>", page, re.DOTALL)
+    return _LINK_COLOUR.sub(r"\1\2\3", body.group(1).strip() if body else html.escape(text))
+
+
+_LINK_COLOUR = re.compile(r'(<a href="[^"]*">)<span style=" color:#[0-9a-fA-F]{6};">(.*?)</span>(</a>)', re.DOTALL)
+
+
+def _markdown_escaped(text: str) -> str:
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!<>|])", r"\\\1", text)
 
 
 def _map_marks(result: dict) -> tuple[set[int], set[int], int | None, list[tuple[int, int, bool]]]:

@@ -473,6 +473,7 @@ def test_a_citation_shows_its_passage_when_the_pointer_rests_on_it(qtbot, window
     from PySide6.QtGui import QHelpEvent
     from PySide6.QtWidgets import QApplication, QToolTip
 
+    from desktop.ask_panel import markdown_html
     from engine.answer.answering import resolve_citations
     from engine.answer.session import AnswerSession
     from engine.llm.settings import ModelSettings
@@ -484,7 +485,8 @@ def test_a_citation_shows_its_passage_when_the_pointer_rests_on_it(qtbot, window
     session.ensure_indexed()
     asked = session.ask("What did the old horse say about the hare?")
     cited = asked.retrieval.ranked[0]
-    answer, citations, _ = resolve_citations(f"The hare was killed [{cited.id}].", session.context, asked.retrieval)
+    answer, citations, _ = resolve_citations(f"**The hare** was killed [{cited.id}].\n\n- by the dogs\n- in the "
+                                             "field <b>&c</b>", session.context, asked.retrieval)
     result = {**asked.as_dict(), "answer": answer, "lead": "answer", "written": True,
               "citations": [asdict(c) for c in citations]}
     with qtbot.waitSignal(window.bookOpened, timeout=20000):
@@ -500,6 +502,23 @@ def test_a_citation_shows_its_passage_when_the_pointer_rests_on_it(qtbot, window
                  for x in range(0, view.viewport().width(), 3) if view.anchorAt(QPoint(x, y)) == f"cite:{cited.id}")
     QApplication.sendEvent(view.viewport(), QHelpEvent(QEvent.Type.ToolTip, point, view.viewport().mapToGlobal(point)))
     assert QToolTip.text() == preview
+    # The answer's Markdown is rendered (a capable model writes some), its raw HTML shown as text,
+    # and its links take the palette's colour, not a fixed blue.
+    shown = view.toPlainText()
+    assert f"The hare was killed [{citations[0].label}].\nby the dogs\nin the field <b>&c</b>" in shown
+    assert "**" not in shown
+    bold = view.document().find("The hare")
+    assert bold.charFormat().fontWeight() == 700
+    items = ("by the dogs", "in the field <b>&c</b>")
+    assert [block.textList() is not None for block in _blocks(view.document()) if block.text() in items] == [True] * 2
+    assert "color:#" not in markdown_html(f"[\\[Chapter 1\\]](cite:{cited.id})")
+
+
+def _blocks(document):
+    block = document.begin()
+    while block.isValid():
+        yield block
+        block = block.next()
 
 
 def test_up_and_down_recall_the_questions_asked_before(qtbot):
