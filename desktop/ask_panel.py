@@ -51,6 +51,7 @@ SPAN_ROLE = Qt.ItemDataRole.UserRole
 ENTRY_ROLE = Qt.ItemDataRole.UserRole + 1  # a history item's id in the book's journal
 ASKED_ROLE = Qt.ItemDataRole.UserRole + 2  # when a history item was asked (Unix time)
 SEARCH_ROLE = Qt.ItemDataRole.UserRole + 3  # what the history's filter looks in, made once per item
+FOLLOWED_AS_ROLE = Qt.ItemDataRole.UserRole + 4  # a history question as a follow-up to it reads it
 _SO_FAR = "Only what I have read"
 _CITATION = re.compile(r"\[((?:p\d+\.\d+)(?:,\s*p\d+\.\d+)*)\]")
 
@@ -366,6 +367,8 @@ class AskPanel(QWidget):
             # Read back, a stored result is converted whole each time: not per keystroke of the filter.
             item.setData(SEARCH_ROLE, f"{item.text()} {entry.answer} {(focus or {}).get('text', '')}".casefold())
             item.setToolTip(_history_tip(entry))
+            if (entry.result or {}).get("question"):
+                item.setData(FOLLOWED_AS_ROLE, earlier_question(entry.result))
             self.history.addItem(item)
         self._filter_history()
 
@@ -639,8 +642,12 @@ class AskPanel(QWidget):
             page = f"<p><i>About {html.escape(within['label'])} only: nothing else is searched.</i></p>" + page
         follows = result.get("follows")
         if page and follows:
-            page = (f"<p><i>Following on from {html.escape(quoted(follows['question']))}: taken as "
-                    f"{html.escape(quoted(follows['taken_as']))}</i></p>") + page
+            earlier = html.escape(quoted(follows["question"]))
+            item = self._followed_item(follows["question"])
+            if item is not None:  # a click shows its answer again
+                earlier = f"<a href=\"earlier:{item.data(ENTRY_ROLE)}\">{earlier}</a>"
+            page = (f"<p><i>Following on from {earlier}: taken as {html.escape(quoted(follows['taken_as']))}"
+                    "</i></p>") + page
         if page and self._asked:  # the line above may show only part of it, or another question being typed
             page = f"<p><b>{html.escape(self._asked)}</b></p>" + page
         bar = self.answer_view.verticalScrollBar()
@@ -687,9 +694,14 @@ class AskPanel(QWidget):
     # ------------------------------------------------------------ clicks
 
     def _link(self, url: QUrl) -> None:
+        target = url.path() or url.toString().split(":", 1)[1]
+        if url.scheme() == "earlier":
+            item = self._history_item(int(target)) if target.isdigit() else None
+            if item is not None:
+                self.show_result(item.data(SPAN_ROLE), item.data(ASKED_ROLE))
+            return
         if self.result is None or url.scheme() not in ("cite", "quote"):
             return
-        target = url.path() or url.toString().split(":", 1)[1]
         if url.scheme() == "quote":
             lines = self.result.get("digest", [])
             span = (lines[int(target)]["start"], lines[int(target)]["end"]) if target.isdigit() and \
@@ -698,6 +710,19 @@ class AskPanel(QWidget):
             span = _span_of(self.result, target)
         if span:
             self.passageActivated.emit(*span)
+
+    def _history_item(self, entry_id: int) -> QListWidgetItem | None:
+        for row in range(self.history.count()):
+            if self.history.item(row).data(ENTRY_ROLE) == entry_id:
+                return self.history.item(row)
+        return None
+
+    def _followed_item(self, earlier: str) -> QListWidgetItem | None:
+        """The history's latest question that a follow-up followed (as `earlier` reads it)."""
+        for row in range(self.history.count()):
+            if self.history.item(row).data(FOLLOWED_AS_ROLE) == earlier:
+                return self.history.item(row)
+        return None
 
     def step_evidence(self, step: int) -> bool:
         """Show the next (1) or previous (-1) passage of the evidence in the
@@ -829,10 +854,12 @@ class AskPanel(QWidget):
                     return f"{citation['label']}: {opening}\n(click to read it in the book)"
         if scheme == "quote" and target.isdigit() and int(target) < len(self.result.get("digest", [])):
             return f"{self.result['digest'][int(target)]['label']} (click to read it in the book)"
+        if scheme == "earlier" and target.isdigit() and self._history_item(int(target)) is not None:
+            return "Click to see its answer again"
         return ""
 
     def follow_link(self, href: str) -> None:
-        """Follow a mark in the answer ("cite:ID" or "quote:N") as a click would."""
+        """Follow a mark in the answer ("cite:ID", "quote:N" or "earlier:HISTORY_ID") as a click would."""
         self._link(QUrl(href))
 
 
@@ -915,6 +942,8 @@ def _answer_html(answer: str, citations: list[dict]) -> str:
     """A finished answer as the page shows it: its Markdown rendered (a 3-4B
     model writes **bold**, lists and paragraphs; raw HTML stays text), each
     citation a link named by its section."""
+    if not answer.strip():
+        return ""  # Qt would make an empty paragraph of it
     labels = {c["passage_id"]: c["label"] for c in citations}
 
     def link(match: re.Match) -> str:

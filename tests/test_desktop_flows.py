@@ -22,7 +22,7 @@ from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from desktop.app import create_application  # noqa: E402
-from desktop.ask_panel import SPAN_ROLE  # noqa: E402
+from desktop.ask_panel import ENTRY_ROLE, SPAN_ROLE  # noqa: E402
 from desktop.main_window import MainWindow  # noqa: E402
 from engine.answer.digest import quoted  # noqa: E402
 from engine.answer.selection import shown_text  # noqa: E402
@@ -1561,6 +1561,7 @@ def test_a_follow_up_question_is_taken_as_following_the_answer_shown(qtbot, fixt
     panel.question.setFocus()
     _ask(qtbot, panel, "Who is Duchess?")
     assert not panel.about_row.isVisible()  # the question answered is not taken as following itself
+    qtbot.waitUntil(lambda: panel.history.count() == 1, timeout=10000)
     # A question that names nobody its pronouns could mean follows on from the answer shown, as the line says.
     panel.question.clear()
     QTest.keyClicks(panel.question, "What does she tell him?")
@@ -1573,6 +1574,13 @@ def test_a_follow_up_question_is_taken_as_following_the_answer_shown(qtbot, fixt
             in panel.answer_view.toPlainText())
     qtbot.waitUntil(lambda: panel.history.count() == 2, timeout=10000)
     assert panel.history.item(0).text() == "[after \u201cWho is Duchess?\u201d] What does she tell him?"
+    # The question it followed is a link to its answer.
+    earlier = f"earlier:{panel.history.item(1).data(ENTRY_ROLE)}"
+    assert f'href="{earlier}"' in panel.answer_view.toHtml()
+    assert panel.link_preview(earlier) == "Click to see its answer again"
+    panel.follow_link(earlier)
+    assert panel.result["question"] == "Who is Duchess?" and panel.question.text() == "Who is Duchess?"
+    panel.show_result(result)
     # The line's \u00d7 asks it on its own; a name of its own needs no line.
     panel.question.clear()
     QTest.keyClicks(panel.question, "Why does she say so?")
