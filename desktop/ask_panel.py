@@ -643,7 +643,7 @@ class AskPanel(QWidget):
         follows = result.get("follows")
         if page and follows:
             earlier = html.escape(quoted(follows["question"]))
-            item = self._followed_item(follows["question"])
+            item = None if streaming else self._followed_item(follows["question"])
             if item is not None:  # a click shows its answer again
                 earlier = f"<a href=\"earlier:{item.data(ENTRY_ROLE)}\">{earlier}</a>"
             page = (f"<p><i>Following on from {earlier}: taken as {html.escape(quoted(follows['taken_as']))}"

@@ -277,6 +277,7 @@ class MainWindow(QMainWindow):
         self.ask_about_action.setEnabled(False)
         self.reader.ask_about_keys = self.ask_about_action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
         self.reader.copyAvailable.connect(self.ask_about_action.setEnabled)
+        self.follow_up_action = action("Ask a &Follow-up", QKeySequence("Ctrl+J"), self.ask_follow_up, book_menu)
         self.next_evidence_action = action("&Next Evidence Passage", QKeySequence("F8"),
                                            lambda: self.ask_panel.step_evidence(1), book_menu)
         self.previous_evidence_action = action("&Previous Evidence Passage", QKeySequence("Shift+F8"),
@@ -416,6 +417,19 @@ class MainWindow(QMainWindow):
             self.show_pane(self.ask_panel, True)
         self.ask_panel.question.setFocus()
         self.ask_panel.question.selectAll()
+
+    def ask_follow_up(self) -> None:
+        """The next question follows on from the answer shown, whatever its words."""
+        shown = self.ask_panel.result
+        if self.ask_panel.busy():
+            self.statusBar().showMessage("A follow-up follows the answer being written: ask it once it has ended.",
+                                         5000)
+            return
+        if self.book is None or not shown or not shown.get("question"):
+            self.statusBar().showMessage("A follow-up follows the answer shown: ask a question first.", 5000)
+            return
+        self.ask_panel.follow_up(shown)
+        self.focus_question()
 
     def ask_about(self, start: int, end: int) -> None:
         """The next question is about a passage selected in the reader."""

@@ -1558,6 +1558,9 @@ def _ask(qtbot, panel, question: str) -> dict:
 def test_a_follow_up_question_is_taken_as_following_the_answer_shown(qtbot, fixtures):
     window = _window_on_a_searchable_book(qtbot, fixtures)
     panel = window.ask_panel
+    window.follow_up_action.trigger()  # nothing to follow yet: said, and nothing changes
+    assert window.statusBar().currentMessage() == "A follow-up follows the answer shown: ask a question first."
+    assert panel.after is None and not panel.about_row.isVisible()
     panel.question.setFocus()
     _ask(qtbot, panel, "Who is Duchess?")
     assert not panel.about_row.isVisible()  # the question answered is not taken as following itself
@@ -1612,6 +1615,11 @@ def test_a_follow_up_question_is_taken_as_following_the_answer_shown(qtbot, fixt
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as again:
         panel.ask_again(panel.history.item(2))
     assert again.args[0]["follows"] == result["follows"]
+    # Book › Ask a Follow-up (Ctrl+J) follows the answer shown.
+    window.follow_up_action.trigger()
+    assert panel.after is not None and panel.about.text() == "Following on from \u201cWhat does she tell him?\u201d"
+    assert panel.question.hasFocus()
+    panel.clear_focus()
     # The answer's own menu offers it too; a chapter picked afterwards is what the question is about.
     menu = panel.answer_menu(QPoint(5, 5))
     follow = next(action for action in menu.actions() if action.text() == "Ask a Follow-up")

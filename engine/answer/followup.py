@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from .planning import QUOTED, STOPWORDS, words
+from .selection import about_question
 
 # A question using one of these and naming nobody refers to someone named before.
 PERSONAL_PRONOUNS = {"he", "him", "his", "himself", "she", "her", "hers", "herself", "they", "them", "their",
@@ -74,9 +75,7 @@ def follows_record(earlier: str, taken_as: str) -> dict:
 def earlier_question(result: dict) -> str:
     """A kept answer's question as a follow-up to it should read it: as it was
     taken (a follow-up's subject put in), with the passage it was about."""
-    from .selection import about_question
-
-    asked = (result.get("follows") or {}).get("taken_as") or result["question"]
+    asked = (result.get("follows") or {}).get("taken_as") or result.get("question", "")
     focus = result.get("focus")
     return about_question(asked, focus["text"]) if focus else asked
 

@@ -140,7 +140,7 @@ def scope_of(question: str, parts: list[PlanPart]) -> str:
 # Quoted phrases. A single quote counts only outside a word, so the
 # apostrophes of "John's ... boy's" do not quote "s angry retort about a boy".
 QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{3,60})[\"\u201d]"
-                     r"|(?<![A-Za-z])[\u2018']([^\u2019']{3,60})[\u2019'](?![A-Za-z])")
+                    r"|(?<![A-Za-z])[\u2018']([^\u2019']{3,60})[\u2019'](?![A-Za-z])")
 
 
 def anchors_of(text: str) -> list[str]:
