@@ -609,7 +609,7 @@ class AskPanel(QWidget):
         result = self.result or {}
         digest_html = _digest_html(result.get("digest", []), [p["text"] for p in result.get("parts", [])])
         if streaming:
-            answer = html.escape(self._streamed)
+            answer = html.escape(self._streamed).replace("\n", "<br>")  # rendered as Markdown once it ends
         else:
             answer = _answer_html(result.get("answer", ""), result.get("citations", []))
         draft = result.get("lead", "digest") == "digest"

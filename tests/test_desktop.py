@@ -512,6 +512,10 @@ def test_a_citation_shows_its_passage_when_the_pointer_rests_on_it(qtbot, window
     items = ("by the dogs", "in the field <b>&c</b>")
     assert [block.textList() is not None for block in _blocks(view.document()) if block.text() in items] == [True] * 2
     assert "color:#" not in markdown_html(f"[\\[Chapter 1\\]](cite:{cited.id})")
+    # While it streams, the answer keeps its line breaks (its Markdown is rendered once it ends).
+    panel._streamed = "**The hare** ran.\nThe dogs followed."
+    panel._render(streaming=True)
+    assert "**The hare** ran.\nThe dogs followed." in view.toPlainText()
     # A draft that only restated the question is said to be left out, not shown as an empty draft.
     panel.show_result({**result, "answer": "", "citations": [], "lead": "digest", "discarded_draft": "The hare?"})
     assert "The model's draft only restated the question" in view.toPlainText()
