@@ -1629,6 +1629,13 @@ def test_a_follow_up_question_is_taken_as_following_the_answer_shown(qtbot, fixt
     assert panel.after is not None
     panel.set_within([2])
     assert panel.after is None and panel.about.text().startswith("About Chapter 2")
+    # A follow-up refused is still a follow-up when asked again.
+    panel.follow_up(result)
+    panel.question.setPlainText("?!")
+    with qtbot.waitSignal(panel.answerFailed, timeout=60000) as refused:
+        panel.ask()
+    assert "the question has no words" in refused.args[0]
+    assert panel.after is not None and panel.about.text() == "Following on from \u201cWhat does she tell him?\u201d"
     window.close()
 
 
