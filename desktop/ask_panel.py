@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from engine.answer.digest import quoted
 from engine.answer.followup import earlier_question, leans_on_earlier
+from engine.answer.related import RELATED_BUDGET, RELATED_QUESTION
 from engine.answer.selection import (focus_record, opening, part_heading, sections_label, sections_named, shown_text,
                                      within_record)
 from engine.durations import duration_text
@@ -103,14 +104,14 @@ class AskPanel(QWidget):
 
         self.question = QuestionBox(self)
         self.question.setPlaceholderText("Ask about this book\u2026")
-        self.question.submitted.connect(self.ask)
+        self.question.submitted.connect(lambda: self.ask())
         self.question.typed.connect(self._question_typed)
         self.question.textChanged.connect(self._update_follow_up)
         self._question_begun = False
         self.question.setAccessibleName("Question")
         self.ask_button = QPushButton("Ask", self)
         self.ask_button.setDefault(True)
-        self.ask_button.clicked.connect(self.ask)
+        self.ask_button.clicked.connect(lambda: self.ask())
         self.stop_button = QPushButton("Stop", self)
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.stop)
@@ -398,7 +399,15 @@ class AskPanel(QWidget):
         if self._question_begun and self.cancel is None:
             self.questionStarted.emit()
 
-    def ask(self) -> None:
+    def find_related(self, start: int, end: int) -> None:
+        """Passages elsewhere in the book that tell of this span (a selection): asked at once."""
+        if self.book is None or self.cancel is not None:
+            return
+        self.set_focus(start, end)
+        self.question.setText(RELATED_QUESTION)
+        self.ask(related=True)
+
+    def ask(self, related: bool = False) -> None:
         question = self.question.text().strip()
         if not question or self.book is None or self.cancel is not None or self.session_provider is None:
             return
@@ -427,6 +436,8 @@ class AskPanel(QWidget):
         book_id = self.book.book_id
         until = self.reading_until()
         focus, within = self.focus, self.within
+        if related:
+            budget = RELATED_BUDGET
         after = earlier_question(earlier) if earlier is not None else None
         self._on_its_own = False
         self.clear_focus()  # the next question is about the whole book again, unless the reader selects anew
@@ -438,11 +449,12 @@ class AskPanel(QWidget):
             result = session.ask(
                 question, budget=budget, cancel=cancel,
                 on_digest=lambda lines, retrieval: relay.digest.emit(
-                    ticket, _digest_payload(session, lines, retrieval, session.follows(question, after, until))),
+                    ticket, _digest_payload(session, lines, retrieval, session.follows(question, after, until),
+                                            related)),
                 on_text=lambda piece: self._receive(ticket, piece),
                 on_retry=lambda retrieval: relay.retry.emit(ticket),
                 on_reading=lambda done, total, left: relay.reading.emit(ticket, done, total, left), until=until,
-                focus=focus, within=within, after=after)
+                focus=focus, within=within, after=after, related=related)
             return result.as_dict()
 
         def unless_stale(handler):
@@ -628,6 +640,9 @@ class AskPanel(QWidget):
                             "evidence is what the book holds on the question.</i></p>")
         if not streaming and result.get("written") is False and result.get("digest"):
             answer_block = "<p><i>Evidence only, as set in Settings › Answers: no model answer.</i></p>"
+        if result.get("related"):
+            answer_block = ("<p><i>Passages elsewhere in the book that tell of it, found by their words and meaning "
+                            "(no model answer). The evidence below lists them by chapter.</i></p>")
         evidence_block = f"<h4>Evidence</h4>{digest_html}" if digest_html else ""
         page = evidence_block + answer_block if draft else answer_block + evidence_block
         limit = result.get("reading_limit")
@@ -817,6 +832,9 @@ class AskPanel(QWidget):
         if result.get("question") and self.cancel is None:
             self.question.setText(result["question"])
             focus, within, follows = result.get("focus"), result.get("within"), result.get("follows")
+            if result.get("related") and focus:
+                self.find_related(focus["start"], focus["end"])
+                return
             if focus:
                 self.set_focus(focus["start"], focus["end"])
             elif within:
@@ -890,7 +908,7 @@ def _history_tip(entry: HistoryEntry) -> str:
     return f"Asked {asked}" + (f"\n\n{shown_text(gist, 400)}" if gist else "")
 
 
-def _digest_payload(session, lines, retrieval, follows: dict | None = None) -> dict:
+def _digest_payload(session, lines, retrieval, follows: dict | None = None, related: bool = False) -> dict:
     labels = {s.ordinal: s.label for s in session.context.book.sections}
     return {
         "digest": [line.as_dict() for line in lines],
@@ -901,7 +919,8 @@ def _digest_payload(session, lines, retrieval, follows: dict | None = None) -> d
         # Known before the first word, so a capable model's answer streams
         # above the evidence rather than jumping there when it ends.
         "lead": "answer" if session.answer_leads else "digest",
-        "written": session.writes_answers,
+        "written": session.writes_answers and not related,
+        "related": related,
         "reading_limit": session.context.reading_limit(retrieval.until),
         "focus": focus_record(session.context, retrieval.focus) if retrieval.focus else None,
         "within": within_record(session.context, retrieval.within) if retrieval.within else None,

@@ -211,6 +211,7 @@ class MainWindow(QMainWindow):
         self.ask_panel.historyDeleteRequested.connect(self.delete_history_entry)
         self.ask_panel.historyShown.connect(self.reload_history)
         self.reader.askAboutRequested.connect(self.ask_about)
+        self.reader.relatedRequested.connect(self.find_related)
         self.contents.askAboutRequested.connect(self.ask_about_chapter)
         self.reader.findRequested.connect(self.find_words)
         self.ask_panel.session_provider = self._session_for
@@ -277,6 +278,11 @@ class MainWindow(QMainWindow):
         self.ask_about_action.setEnabled(False)
         self.reader.ask_about_keys = self.ask_about_action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
         self.reader.copyAvailable.connect(self.ask_about_action.setEnabled)
+        self.related_action = action("Find &Related Passages", QKeySequence("Ctrl+Shift+R"), self.reader.find_related,
+                                     book_menu)
+        self.related_action.setEnabled(False)
+        self.reader.related_keys = self.related_action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        self.reader.copyAvailable.connect(self.related_action.setEnabled)
         self.follow_up_action = action("Ask a &Follow-up", QKeySequence("Ctrl+J"), self.ask_follow_up, book_menu)
         self.next_evidence_action = action("&Next Evidence Passage", QKeySequence("F8"),
                                            lambda: self.ask_panel.step_evidence(1), book_menu)
@@ -430,6 +436,12 @@ class MainWindow(QMainWindow):
             return
         self.ask_panel.follow_up(shown)
         self.focus_question()
+
+    def find_related(self, start: int, end: int) -> None:
+        """Passages elsewhere in the book that tell of a passage selected in the reader."""
+        if not self.ask_panel.isVisible():
+            self.show_pane(self.ask_panel, True)
+        self.ask_panel.find_related(start, end)
 
     def ask_about(self, start: int, end: int) -> None:
         """The next question is about a passage selected in the reader."""

@@ -183,6 +183,7 @@ class ReaderView(QTextBrowser):
     positionChanged = Signal(int)  # stored-text offset at the top of the view
     readToChanged = Signal(int)  # how far the reader has read (ReadingProgress)
     askAboutRequested = Signal(int, int)  # the stored-text span of the selection to ask about
+    relatedRequested = Signal(int, int)  # the span of the selection to find related passages for
     findRequested = Signal(str)  # words selected, to find through the book
     MIN_POINT_SIZE, MAX_POINT_SIZE = 9.0, 30.0
 
@@ -216,6 +217,7 @@ class ReaderView(QTextBrowser):
         self.point_size = reader_font().pointSizeF()
         self.colours = "system"
         self.ask_about_keys = ""  # the window's shortcut for Ask About the Selection, shown in the text's menu
+        self.related_keys = ""  # and for Find Related Passages
 
     def show_book(self, document: QTextDocument, offsets: OffsetMap, read_to: int | None = None) -> None:
         previous = self._document
@@ -514,6 +516,11 @@ class ReaderView(QTextBrowser):
         if span is not None:
             self.askAboutRequested.emit(*span)
 
+    def find_related(self) -> None:
+        span = self.selected_span()
+        if span is not None:
+            self.relatedRequested.emit(*span)
+
     def context_menu(self, point: QPoint) -> QMenu:
         """The standard menu (copy, select all) and, on the text, "ask about
         the selection" and "I have read up to here"."""
@@ -527,6 +534,10 @@ class ReaderView(QTextBrowser):
                                                                   else ""))
                 ask.setStatusTip("Ask a question about the selected passage: it leads the evidence")
                 ask.triggered.connect(self.ask_about_selection)
+                related = menu.addAction("Find Related Passages" + (f"\t{self.related_keys}" if self.related_keys
+                                                                    else ""))
+                related.setStatusTip("Passages elsewhere in the book that tell of the selected one")
+                related.triggered.connect(self.find_related)
             words = self.selected_words()
             if words is not None:
                 find = menu.addAction(f"Find \u201c{words}\u201d in the Book")

@@ -53,6 +53,15 @@ def add_parsers(commands) -> None:
                           "`chapterhouse history`)")
     ask.set_defaults(handler=run_ask)
 
+    related = commands.add_parser("related", help="passages elsewhere in the book that tell of a passage")
+    related.add_argument("book", metavar="BOOK")
+    related.add_argument("text", metavar="TEXT", help="words of the book: the passage (the first place they stand)")
+    related.add_argument("--json", action="store_true")
+    related.add_argument("--budget", type=int, default=8, help="passages at most (default 8)")
+    related.add_argument("--up-to", type=int, metavar="SECTION", help=UP_TO_HELP)
+    related.add_argument("--in", dest="within", type=int, action="append", metavar="SECTION", help=IN_HELP)
+    related.set_defaults(handler=run_related)
+
     evaluate = commands.add_parser("eval", help="measure retrieval (and answers) on a question set")
     evaluate.add_argument("--questions", required=True, type=Path, help="JSONL: the cross-chapter set, GutenQA or LiteraryQA")
     evaluate.add_argument("--books", type=Path, default=None,
@@ -140,7 +149,7 @@ def _until(session, section: int | None) -> int | None:
     return sections[section - 1].end
 
 
-def _about(session, text: str | None) -> tuple[int, int] | None:
+def _about(session, text: str | None, given_as: str = "--about") -> tuple[int, int] | None:
     """The span of the book `--about` names, refused in one line when the book does not hold it."""
     if text is None:
         return None
@@ -149,8 +158,8 @@ def _about(session, text: str | None) -> tuple[int, int] | None:
 
     span = find_in_text(session.context.book.text, text)
     if span is None:
-        raise ChapterhouseError(f"{session.context.book.title}: --about: \u201c{' '.join(text.split())[:80]}\u201d is "
-                                "not in the book's text (see `chapterhouse text`)")
+        raise ChapterhouseError(f"{session.context.book.title}: {given_as}: \u201c{' '.join(text.split())[:80]}\u201d "
+                                "is not in the book's text (see `chapterhouse text`)")
     return span
 
 
@@ -182,7 +191,6 @@ def _passage(node, labels) -> dict:
 
 
 def run_retrieve(args) -> int:
-    from .answer.digest import digest_markdown
     from .answer.session import check_question
 
     check_question(args.question, args.book)  # before a new book's import and indexing, not after
@@ -192,16 +200,35 @@ def run_retrieve(args) -> int:
     after = _after(session, args)
     plan = session.plan(args.question, planner=args.planner, until=until, focus=focus, within=within, after=after)
     from .answer.retrieval import retrieve
-    from .answer.selection import focus_record, within_record
 
     found = retrieve(plan, session.context, budget=args.budget, until=until, focus=focus, within=within)
+    return _show_evidence(session, found, args.question, args.json, until, focus, within, after)
+
+
+def run_related(args) -> int:
+    """Passages elsewhere in the book that tell of the words given (see engine/answer/related.py)."""
+    session = _session(args.book)
+    until = _until(session, args.up_to)
+    focus, within = _about(session, args.text, "TEXT"), session.checked_within(args.within, until)
+    found = session.related(focus, budget=args.budget, until=until, within=within)
+    from .answer.related import RELATED_QUESTION
+
+    return _show_evidence(session, found, RELATED_QUESTION, args.json, until, focus, within, None)
+
+
+def _show_evidence(session, found, question: str, as_json: bool, until, focus, within, after) -> int:
+    """What `retrieve` and `related` print: the digest and the passages, or all of it as JSON."""
+    from .answer.digest import digest_markdown
+    from .answer.selection import focus_record, within_record
+
+    plan = found.plan
     digest = session.digest(found)
     labels = {s.ordinal: s.label for s in session.context.book.sections}
-    if args.json:
+    if as_json:
         part_of = {node.id: index for index, part in enumerate(found.parts) for node in part.passages}
         print(json.dumps({
             "book_id": session.book_id, "title": session.context.book.title,
-            "stage": session.indexer.status()["stage_reached"], "question": args.question,
+            "stage": session.indexer.status()["stage_reached"], "question": question,
             "plan": plan.as_dict(), "plan_path": plan.path,
             "passages": [{**_passage(node, labels), "part": part_of.get(node.id)} for node in found.passages],
             "parts": [{"text": part.part.text, "anchors": part.part.anchors, "several": part.part.several,
@@ -210,13 +237,13 @@ def run_retrieve(args) -> int:
             "reading_limit": session.context.reading_limit(until),
             "focus": focus_record(session.context, focus) if focus else None,
             "within": within_record(session.context, within) if within else None,
-            "follows": session.follows(args.question, after, until),
+            "follows": session.follows(question, after, until),
             "meaning_share": round(found.meaning_share, 3),
             "timings": {"retrieval_ms": round(found.seconds * 1000, 1)},
         }, indent=2, ensure_ascii=False))
         return 0
     if after:
-        print(_taken_as(session.follows(args.question, after, until)))
+        print(_taken_as(session.follows(question, after, until)))
     print(digest_markdown(digest, [part.part.text for part in found.parts]))
     print()
     for node in found.passages:

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -364,6 +365,31 @@ def test_a_follow_up_question_finds_whom_the_earlier_one_named(session):
                                                          "taken_as": "What did the master do to him (Dick)?"}
     assert session.follows(question, "  ") is None
     assert session.retrieve(question, budget=4, after=" ").plan.question == question
+
+
+def test_related_passages_tell_of_the_selection_elsewhere_in_the_book(session):
+    from engine.answer.related import RELATED_QUESTION
+    from engine.answer.selection import about_question
+    from engine.errors import ChapterhouseError
+
+    text = session.context.book.text
+    start = text.index("perhaps the hare will get off")
+    end = start + len("perhaps the hare will get off")
+    held = {node.id for node in session.context.passages_overlapping(start, end)}
+    found = session.related((start, end), budget=4)
+    picked = [node.id for node in found.ranked]
+    # The selection's own passages are left out; the rest of the hunt comes first, best first, two a section at most.
+    assert len(picked) == 4 and not held & set(picked)
+    assert "hare" in found.ranked[0].text and "hare" in found.ranked[1].text
+    assert max(Counter(node.section for node in found.passages).values()) <= 2
+    assert found.plan.question == about_question(RELATED_QUESTION, text[start:end]) and found.focus == (start, end)
+    # As a question: the evidence alone, no model call, said to be what it is.
+    result = session.ask("ignored", budget=4, focus=(start, end), related=True)
+    assert result.question == RELATED_QUESTION and result.related and not result.written and result.answer == ""
+    assert [node.id for node in result.retrieval.ranked] == picked and result.digest
+    assert result.focus["start"] == start and result.as_dict()["related"] is True
+    with pytest.raises(ChapterhouseError, match="^Black Beauty: related passages are found for a passage of the book"):
+        session.related(None)
 
 
 def test_the_digest_quotes_the_book_and_cites_retrieved_passages(session):

@@ -1639,6 +1639,38 @@ def test_a_follow_up_question_is_taken_as_following_the_answer_shown(qtbot, fixt
     window.close()
 
 
+def test_related_passages_are_found_for_a_selection(qtbot, fixtures):
+    window = _window_on_a_searchable_book(qtbot, fixtures)
+    reader, panel = window.reader, window.ask_panel
+    start = window.book.text.index("perhaps the hare will get off")
+    end = start + len("perhaps the hare will get off")
+    assert not window.related_action.isEnabled()
+    cursor = reader.document_span(start, end)
+    reader.setTextCursor(cursor)
+    assert window.related_action.isEnabled()
+    menu = reader.context_menu(reader.cursorRect(cursor).center())
+    related = next(action for action in menu.actions() if action.text().startswith("Find Related Passages"))
+    assert related.text() == "Find Related Passages\tCtrl+Shift+R"  # with the window's shortcut shown
+    menu.deleteLater()
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as finished:
+        related.trigger()
+    result = finished.args[0]
+    assert result["related"] and result["question"] == "Where else does the book tell of this?"
+    assert result["focus"]["text"] == "perhaps the hare will get off" and not result["written"]
+    passages = [passage for part in result["parts"] for passage in part["passages"]]
+    assert passages and all(passage["end"] <= start or passage["start"] >= end for passage in passages)
+    shown = panel.answer_view.toPlainText()
+    assert "Passages elsewhere in the book that tell of it" in shown and "Evidence only" not in shown
+    assert "About the passage in Chapter 2" in shown and panel.status.text().startswith("Evidence in ")
+    qtbot.waitUntil(lambda: panel.history.count() == 1, timeout=10000)
+    assert panel.history.item(0).text() == ("[about \u201cperhaps the hare will get off\u201d] Where else does the "
+                                            "book tell of this?")
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as again:
+        panel.ask_again(panel.history.item(0))
+    assert again.args[0]["related"] and again.args[0]["focus"] == result["focus"]
+    window.close()
+
+
 def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
     window = _window_on_a_searchable_book(qtbot, fixtures)
     panel, contents = window.ask_panel, window.contents

@@ -219,6 +219,22 @@ def test_a_follow_up_question_from_the_command_line(fixtures, capsys):
     assert refused.value.code == 2 and "not allowed with argument" in capsys.readouterr().err
 
 
+def test_related_passages_from_the_command_line(fixtures, capsys):
+    book = str(fixtures / "three-chapters.txt")
+    code, out, err = _run(capsys, "related", book, "perhaps the hare will get off", "--json", "--budget", "3")
+    assert code == 0, err
+    found = json.loads(out)
+    assert found["question"] == "Where else does the book tell of this?" and 1 <= len(found["passages"]) <= 3
+    start, end = found["focus"]["start"], found["focus"]["end"]
+    assert found["focus"]["text"] == "perhaps the hare will get off"
+    assert all(passage["end"] <= start or passage["start"] >= end for passage in found["passages"])  # not itself
+    code, out, _ = _run(capsys, "related", found["book_id"], "perhaps the hare will get off", "--budget", "3")
+    assert code == 0 and out.count("\n[p") == len(found["passages"]) and "passages from" in out
+    code, out, err = _run(capsys, "related", found["book_id"], "no such words")
+    assert code == 2 and err == ("chapterhouse: error: Three Chapters from Black Beauty: TEXT: \u201cno such "
+                                 "words\u201d is not in the book's text (see `chapterhouse text`)\n")
+
+
 def test_a_model_that_cannot_be_loaded_loses_the_answer_not_the_evidence(fixtures, chapterhouse_home, capsys):
     from engine.llm.settings import FILE, ModelChoice, ModelSettings
 

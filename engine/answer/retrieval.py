@@ -115,12 +115,14 @@ class Rarity:
 
 def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = None,
              until: int | None = None, focus: tuple[int, int] | None = None,
-             within: list[int] | None = None) -> Retrieval:
+             within: list[int] | None = None, leave_out: set[str] | None = None,
+             in_rank_order: bool = False) -> Retrieval:
     """Passages for each part of the plan, at most `budget` in all; with
     `until`, only the text before that offset; with `focus` (the span of
     text the reader asks about), the passages holding it first, whole
     wherever it is; with `within` (section ordinals: a chapter asked
-    about), only from those sections."""
+    about), only from those sections. Passages in `leave_out` are not picked;
+    `in_rank_order` picks the best first, two a section, not one a section first."""
     features = features or Features()
     started = time.perf_counter()
     searched = _searched_sections(context, until, within)
@@ -135,6 +137,7 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
         rankings = [_blend(ranking, whole_ranking, weight) for ranking in rankings]
     parts = [PartEvidence(part=part) for part in plan.parts]
     chosen: dict[str, int] = {}
+    left_out = leave_out or set()
     per_section: Counter = Counter()
     picked_by_part = [set() for _ in parts]
     pinned = _focus_passages(context, focus)[:budget]
@@ -157,7 +160,7 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     sections = len(context.book.sections) if searched is None else sum(1 for s in searched if s is not None)
     cap = max(MAX_PER_SECTION, -(-budget // max(1, sections)))
     # (cap on passages per section, whether a "several" part takes one per section)
-    if _concentrated(plan, rankings):
+    if in_rank_order or _concentrated(plan, rankings):
         rounds = [(cap, True)]
     else:
         rounds = [(1, True), (MAX_PER_SECTION, True)] + ([(cap, True)] if cap > MAX_PER_SECTION else [])
@@ -174,7 +177,7 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
                 while cursors[index] < limit:
                     node_id, section, sources = ranking[cursors[index]]
                     cursors[index] += 1
-                    if node_id in chosen or per_section[section] >= section_cap:
+                    if node_id in chosen or node_id in left_out or per_section[section] >= section_cap:
                         continue
                     if one_per_section_for_several and evidence.part.several and section in picked_by_part[index]:
                         continue

@@ -17,6 +17,7 @@ from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing,
     not_found, resolve_citations
 from .digest import DigestLine, evidence_digest
 from .followup import follow_up_question, follows_record
+from .related import RELATED_BUDGET, RELATED_QUESTION, related_plan
 from .retrieval import Features, Retrieval, retrieve
 from .selection import about_question, focus_record, within_question, within_record
 
@@ -147,6 +148,24 @@ class AnswerSession:
         return retrieve(self.plan(question, planner, cancel, until, focus, within, after), self.context,
                         budget=budget, features=features, until=until, focus=focus, within=within)
 
+    def related(self, focus: tuple[int, int], budget: int = RELATED_BUDGET, until: int | None = None,
+                within: list[int] | None = None) -> Retrieval:
+        """Passages elsewhere in the book that tell of the selected span (see related.py)."""
+        focus, within = self.checked_focus(focus), self.checked_within(within, until)
+        return self._related(focus, budget, until, within)
+
+    def _related(self, focus: tuple[int, int] | None, budget: int, until: int | None,
+                 within: list[int] | None) -> Retrieval:
+        if focus is None:
+            raise ChapterhouseError(f"{self.indexer.book.title}: related passages are found for a passage of the "
+                                    "book: select one (or give its words with --about)")
+        context = self.context
+        plan = related_plan(context.book.text[focus[0]:focus[1]], context.characters_known_by(until), context.rarity)
+        held = {node.id for node in context.passages_overlapping(*focus)}
+        found = retrieve(plan, context, budget=budget, until=until, within=within, leave_out=held, in_rank_order=True)
+        found.focus = focus  # what it was about, though not itself in the evidence
+        return found
+
     def follows(self, question: str, after: str | None, until: int | None = None) -> dict | None:
         """What is kept of the earlier question a follow-up followed, and how the follow-up was taken."""
         if not after or not after.strip():
@@ -228,7 +247,7 @@ class AnswerSession:
     def ask(self, question: str, budget: int = 12, planner: str = "auto", cancel: CancelToken | None = None,
             on_digest=None, on_text=None, on_retry=None, on_reading=None, until: int | None = None,
             focus: tuple[int, int] | None = None, within: list[int] | None = None,
-            after: str | None = None) -> AnswerResult:
+            after: str | None = None, related: bool = False) -> AnswerResult:
         """Plan, retrieve, digest, answer. `on_digest` gets the digest as soon as
         it exists (before any answer text), `on_reading(done, total,
         seconds_left)` the model's progress through the prompt in tokens,
@@ -239,15 +258,22 @@ class AnswerSession:
         about that span, and the passages holding it lead the evidence. With
         `within` (section ordinals: a chapter), only those sections are used.
         With `after` (an earlier question), the question follows it: "him"
-        is whoever that one named."""
+        is whoever that one named. With `related`, the question is where else
+        the book tells of the `focus`: the evidence alone, no model call."""
         cancel = cancel or CancelToken()
         started = time.perf_counter()
         focus, within = self.checked_focus(focus), self.checked_within(within, until)
         if planner == "auto" and not self.writes_answers:
             planner = "code"
-        plan = self.plan(question, planner, cancel, until, focus, within, after)
-        planned = time.perf_counter()
-        retrieval = retrieve(plan, self.context, budget=budget, until=until, focus=focus, within=within)
+        if related:
+            question = RELATED_QUESTION
+            retrieval = self._related(focus, budget, until, within)
+            plan = retrieval.plan
+            planned = time.perf_counter() - retrieval.seconds
+        else:
+            plan = self.plan(question, planner, cancel, until, focus, within, after)
+            planned = time.perf_counter()
+            retrieval = retrieve(plan, self.context, budget=budget, until=until, focus=focus, within=within)
         # The evidence shown first is timed, not a retry's wider retrieval.
         retrieval_seconds = retrieval.seconds
         digest = self.digest(retrieval)
@@ -258,7 +284,7 @@ class AnswerSession:
         limit = self.context.reading_limit(until)
         about = focus_record(self.context, focus) if focus is not None else None
         chapters = within_record(self.context, within) if within is not None else None
-        follows = self.follows(question, after, until)
+        follows = None if related else self.follows(question, after, until)
 
         def timings(first_token: float | None) -> dict:
             return {"planning": round(planned - started, 3), "retrieval": round(retrieval_seconds, 4),
@@ -273,6 +299,8 @@ class AnswerSession:
                 labels=labels, timings=timings(None), reading_limit=limit, focus=about,
                 within=chapters, follows=follows, tokens={"prompt": 0, "processed": 0, "generated": 0}, **why)
 
+        if related:
+            return evidence_alone(written=False, related=True)
         if not self.writes_answers:
             return evidence_alone(written=False)
         # The evidence is found and shown: a model that cannot be loaded or
