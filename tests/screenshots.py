@@ -187,6 +187,13 @@ def main() -> int:
     window.ask_panel.ask()
     wait(lambda: bool(done), 120)
     shot("15-answer-to-a-follow-up")
+
+    # Find Related Passages on the knocker Scrooge praises in Stave V.
+    window.reader.setTextCursor(window.reader.document_span(start, start + len("It's a wonderful knocker!")))
+    done.clear()
+    window.related_action.trigger()
+    wait(lambda: bool(done), 120)
+    shot("16-related-passages")
     window.open_book(excerpt)
     wait(lambda: window.book is not None and window.book.book_id == excerpt, 30)
 
