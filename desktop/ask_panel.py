@@ -768,12 +768,15 @@ class AskPanel(QWidget):
             self.passageActivated.emit(*span)
 
     def evidence_menu(self, item: QTreeWidgetItem) -> QMenu:
-        """A passage of the evidence: read it in the book, ask about it, copy it."""
+        """A passage of the evidence: read it in the book, ask about it, find
+        the passages related to it, copy it."""
         menu = QMenu(self)
         span = item.data(0, SPAN_ROLE)
         menu.addAction("Show in the Book", lambda: self._evidence_clicked(item))
         if span is not None and item.parent() is not None:  # a passage, not a section's heading
             menu.addAction("Ask About This Passage", lambda: self.set_focus(*span) or self.question.setFocus())
+            related = menu.addAction("Find Related Passages", lambda: self.find_related(*span))
+            related.setEnabled(self.cancel is None)
             text = self.book.text[span[0]:span[1]]
             menu.addAction("Copy the Passage", lambda: QApplication.clipboard().setText(text))
         return menu

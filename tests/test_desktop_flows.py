@@ -1468,8 +1468,8 @@ def test_a_question_about_a_passage_selected_in_the_reader(qtbot, fixtures, monk
     span = passage_item.data(0, SPAN_ROLE)
     menu = panel.evidence_menu(passage_item)
     assert [action.text() for action in menu.actions()] == ["Show in the Book", "Ask About This Passage",
-                                                           "Copy the Passage"]
-    menu.actions()[2].trigger()
+                                                           "Find Related Passages", "Copy the Passage"]
+    menu.actions()[3].trigger()
     assert QApplication.clipboard().text() == text[span[0]:span[1]]
     menu.actions()[1].trigger()
     menu.deleteLater()
@@ -1668,6 +1668,15 @@ def test_related_passages_are_found_for_a_selection(qtbot, fixtures):
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as again:
         panel.ask_again(panel.history.item(0))
     assert again.args[0]["related"] and again.args[0]["focus"] == result["focus"]
+    # A passage of the evidence finds its own related passages from its right-click menu.
+    passage_item = panel.evidence.topLevelItem(0).child(0)
+    span = passage_item.data(0, SPAN_ROLE)
+    menu = panel.evidence_menu(passage_item)
+    related = next(action for action in menu.actions() if action.text() == "Find Related Passages")
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as onward:
+        related.trigger()
+    menu.deleteLater()
+    assert onward.args[0]["related"] and (onward.args[0]["focus"]["start"], onward.args[0]["focus"]["end"]) == span
     window.close()
 
 
