@@ -158,7 +158,7 @@ class AnswerSession:
                  within: list[int] | None) -> Retrieval:
         if focus is None:
             raise ChapterhouseError(f"{self.indexer.book.title}: related passages are found for a passage of the "
-                                    "book: select one (or give its words with --about)")
+                                    "book, and none was given")
         context = self.context
         plan = related_plan(context.book.text[focus[0]:focus[1]], context.characters_known_by(until), context.rarity)
         held = {node.id for node in context.passages_overlapping(*focus)}
