@@ -83,6 +83,9 @@ def _gist(result: dict) -> str:
     if result.get("damaged"):
         return "its record is damaged: the answer's text only"
     lines, citations = len(result.get("digest", [])), len(result.get("citations", []))
+    if result.get("related"):
+        found = sum(len(part.get("passages", [])) for part in result.get("parts", []))
+        return f"{found} related passage{'s' if found != 1 else ''}"
     evidence = f"{lines} evidence line{'s' if lines != 1 else ''}"
     if result.get("cancelled"):
         return f"{evidence}; stopped before the answer was done"

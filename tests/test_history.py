@@ -230,6 +230,17 @@ def test_related_passages_from_the_command_line(fixtures, capsys):
     assert all(passage["end"] <= start or passage["start"] >= end for passage in found["passages"])  # not itself
     code, out, _ = _run(capsys, "related", found["book_id"], "perhaps the hare will get off", "--budget", "3")
     assert code == 0 and out.count("\n[p") == len(found["passages"]) and "passages from" in out
+    # Found in the app, they are kept in the history, which says what they are.
+    from engine.answer.session import AnswerSession
+
+    library = Library()
+    session = AnswerSession(library, found["book_id"], generator=None)
+    journal = library.journal(found["book_id"])
+    journal.add(session.ask("", budget=3, focus=(start, end), related=True).as_dict())
+    journal.close()
+    code, out, _ = _run(capsys, "history", found["book_id"])
+    assert (f"[about \u201cperhaps the hare will get off\u201d] Where else does the book tell of this?  "
+            f"({len(found['passages'])} related passages)") in out
     code, out, err = _run(capsys, "related", found["book_id"], "no such words")
     assert code == 2 and err == ("chapterhouse: error: Three Chapters from Black Beauty: TEXT: \u201cno such "
                                  "words\u201d is not in the book's text (see `chapterhouse text`)\n")
