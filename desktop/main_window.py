@@ -439,6 +439,9 @@ class MainWindow(QMainWindow):
 
     def find_related(self, start: int, end: int) -> None:
         """Passages elsewhere in the book that tell of a passage selected in the reader."""
+        if self.ask_panel.busy():
+            self.statusBar().showMessage("An answer is being written: find related passages once it has ended.", 5000)
+            return
         if not self.ask_panel.isVisible():
             self.show_pane(self.ask_panel, True)
         self.ask_panel.find_related(start, end)

@@ -27,6 +27,7 @@ from desktop.main_window import MainWindow  # noqa: E402
 from engine.answer.digest import quoted  # noqa: E402
 from engine.answer.selection import shown_text  # noqa: E402
 from engine.cli import main as chapterhouse  # noqa: E402
+from engine.llm.types import CancelToken  # noqa: E402
 from engine.store import Library  # noqa: E402
 
 QUESTION = "What did the old horse say about the hare and the dogs?"
@@ -1668,6 +1669,12 @@ def test_related_passages_are_found_for_a_selection(qtbot, fixtures):
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as again:
         panel.ask_again(panel.history.item(0))
     assert again.args[0]["related"] and again.args[0]["focus"] == result["focus"]
+    # One search at a time: while an answer is written, the action says so and asks nothing.
+    shown, panel.cancel = panel.result, CancelToken()
+    window.related_action.trigger()
+    assert window.statusBar().currentMessage().startswith("An answer is being written: find related passages once")
+    assert panel.result is shown
+    panel.cancel = None
     # A passage of the evidence finds its own related passages from its right-click menu.
     passage_item = panel.evidence.topLevelItem(0).child(0)
     span = passage_item.data(0, SPAN_ROLE)
