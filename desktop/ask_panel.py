@@ -642,7 +642,9 @@ class AskPanel(QWidget):
             answer_block = "<p><i>Evidence only, as set in Settings › Answers: no model answer.</i></p>"
         if result.get("related"):
             answer_block = ("<p><i>Passages elsewhere in the book that tell of it, found by their words and meaning "
-                            "(no model answer). The evidence below lists them by chapter.</i></p>")
+                            "(no model answer). The evidence below lists them by chapter.</i></p>"
+                            if result.get("digest") else
+                            "<p><i>Nothing elsewhere in the book was found to tell of it.</i></p>")
         evidence_block = f"<h4>Evidence</h4>{digest_html}" if digest_html else ""
         page = evidence_block + answer_block if draft else answer_block + evidence_block
         limit = result.get("reading_limit")

@@ -1684,6 +1684,11 @@ def test_related_passages_are_found_for_a_selection(qtbot, fixtures):
         related.trigger()
     menu.deleteLater()
     assert onward.args[0]["related"] and (onward.args[0]["focus"]["start"], onward.args[0]["focus"]["end"]) == span
+    # A selection that holds the whole book leaves nothing elsewhere, and says so.
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as everything:
+        panel.find_related(0, len(window.book.text))
+    assert not [passage for part in everything.args[0]["parts"] for passage in part["passages"]]
+    assert "Nothing elsewhere in the book was found to tell of it." in panel.answer_view.toPlainText()
     window.close()
 
 
