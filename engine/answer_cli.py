@@ -59,7 +59,8 @@ def add_parsers(commands) -> None:
     related.add_argument("--json", action="store_true")
     related.add_argument("--budget", type=int, default=8, help="passages at most (default 8)")
     related.add_argument("--up-to", type=int, metavar="SECTION", help=UP_TO_HELP)
-    related.add_argument("--in", dest="within", type=int, action="append", metavar="SECTION", help=IN_HELP)
+    related.add_argument("--in", dest="within", type=int, action="append", metavar="SECTION",
+                         help="look in this section only (its number in `chapterhouse sections`; repeat for several)")
     related.set_defaults(handler=run_related)
 
     evaluate = commands.add_parser("eval", help="measure retrieval (and answers) on a question set")
