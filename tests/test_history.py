@@ -230,6 +230,8 @@ def test_related_passages_from_the_command_line(fixtures, capsys):
     assert all(passage["end"] <= start or passage["start"] >= end for passage in found["passages"])  # not itself
     code, out, _ = _run(capsys, "related", found["book_id"], "perhaps the hare will get off", "--budget", "3")
     assert code == 0 and out.count("\n[p") == len(found["passages"]) and "passages from" in out
+    code, out, _ = _run(capsys, "related", found["book_id"], "perhaps the hare will get off", "--in", "3", "--json")
+    assert code == 0 and {passage["section"] for passage in json.loads(out)["passages"]} == {3}
     # Found in the app, they are kept in the history, which says what they are.
     from engine.answer.session import AnswerSession
 
