@@ -2,10 +2,12 @@
 Related Passages; `chapterhouse related`): the knocker of Stave I finds the
 knocker of Stave V. The selection itself is the query: its words (rare ones
 counting most, runs of them as phrases), its meaning, and the other names
-of the people it names; the best first, at most two a section (the same
-scene told twice is often in one chapter); the passages holding the
-selection are left out (the reader has them in front of them). No model is
-called."""
+of the people it names; picked as a question's passages are, one a section
+first, so that they reach across the book (from one gold quote of the
+development set, 8 passages reach 0.74 of the other sections its question
+needs, against 0.65 best first and 0.60 for plain BM25:
+tests/benchmarks/related_links.py); the passages holding the selection are
+left out (the reader has them in front of them). No model is called."""
 
 from __future__ import annotations
 

@@ -115,14 +115,12 @@ class Rarity:
 
 def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = None,
              until: int | None = None, focus: tuple[int, int] | None = None,
-             within: list[int] | None = None, leave_out: set[str] | None = None,
-             in_rank_order: bool = False) -> Retrieval:
+             within: list[int] | None = None, leave_out: set[str] | None = None) -> Retrieval:
     """Passages for each part of the plan, at most `budget` in all; with
     `until`, only the text before that offset; with `focus` (the span of
     text the reader asks about), the passages holding it first, whole
     wherever it is; with `within` (section ordinals: a chapter asked
-    about), only from those sections. Passages in `leave_out` are not picked;
-    `in_rank_order` picks the best first, two a section, not one a section first."""
+    about), only from those sections. Passages in `leave_out` are not picked."""
     features = features or Features()
     started = time.perf_counter()
     searched = _searched_sections(context, until, within)
@@ -160,7 +158,7 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     sections = len(context.book.sections) if searched is None else sum(1 for s in searched if s is not None)
     cap = max(MAX_PER_SECTION, -(-budget // max(1, sections)))
     # (cap on passages per section, whether a "several" part takes one per section)
-    if in_rank_order or _concentrated(plan, rankings):
+    if _concentrated(plan, rankings):
         rounds = [(cap, True)]
     else:
         rounds = [(1, True), (MAX_PER_SECTION, True)] + ([(cap, True)] if cap > MAX_PER_SECTION else [])

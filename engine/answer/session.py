@@ -162,7 +162,7 @@ class AnswerSession:
         context = self.context
         plan = related_plan(context.book.text[focus[0]:focus[1]], context.characters_known_by(until), context.rarity)
         held = {node.id for node in context.passages_overlapping(*focus)}
-        found = retrieve(plan, context, budget=budget, until=until, within=within, leave_out=held, in_rank_order=True)
+        found = retrieve(plan, context, budget=budget, until=until, within=within, leave_out=held)
         found.focus = focus  # what it was about, though not itself in the evidence
         return found
 
