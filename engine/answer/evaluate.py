@@ -207,24 +207,31 @@ class Row:
     beyond: int = 0  # passages shown from after the reading limit (SO_FAR rows; must be 0)
 
 
-def run_evaluation(questions: list[Question], library, *, budgets=(12, 6), stage: int = 1, ablations: bool = True,
-                   answers: int = 0, planner: str = "code", progress: Callable[[str], None] = print) -> dict:
+def sessions_by_book(questions: list[Question], library, stage: int = 1, progress: Callable[[str], None] = print):
+    """Each book the questions are about, imported and indexed to at least
+    `stage` where it is not yet: (its file, indexer, answering session with
+    no generator, its questions), one book at a time."""
     from ..index.indexer import BookIndexer
     from .session import AnswerSession
 
-    rows: list[Row] = []
     by_book: dict[Path, list[Question]] = defaultdict(list)
     for question in questions:
         by_book[question.book_path].append(question)
-    answered = 0
-    books_info = {}
     for path, book_questions in by_book.items():
         book_id = library.import_book(path).book_id
         indexer = BookIndexer(library, book_id)
         if indexer.status()["stage_reached"] < stage:
             progress(f"indexing {path.name} to stage {stage}\u2026")
             indexer.run(up_to=stage)
-        session = AnswerSession(library, book_id, generator=None)
+        yield path, indexer, AnswerSession(library, book_id, generator=None), book_questions
+
+
+def run_evaluation(questions: list[Question], library, *, budgets=(12, 6), stage: int = 1, ablations: bool = True,
+                   answers: int = 0, planner: str = "code", progress: Callable[[str], None] = print) -> dict:
+    rows: list[Row] = []
+    answered = 0
+    books_info = {}
+    for path, indexer, session, book_questions in sessions_by_book(questions, library, stage, progress):
         context = session.context
         books_info[path.stem] = {"title": context.book.title, "sections": len(context.book.sections),
                                  "stage": indexer.status()["stage_reached"],

@@ -50,12 +50,10 @@ def pronoun_question(question: str, subject: str) -> str:
 
 
 def main() -> int:
-    from engine.answer.evaluate import load_questions, location_recall
+    from engine.answer.evaluate import load_questions, location_recall, sessions_by_book
     from engine.answer.followup import subjects_of
     from engine.answer.retrieval import retrieve
-    from engine.answer.session import AnswerSession
     from engine.answer_cli import default_books_dir
-    from engine.index.indexer import BookIndexer
     from engine.store import Library
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -68,19 +66,10 @@ def main() -> int:
         return 2
     budgets = [int(budget) for budget in args.budgets.split(",")]
     questions = [q for q in load_questions(args.questions, default_books_dir()) if q.sections]
-    library = Library()
-    by_book = defaultdict(list)
-    for question in questions:
-        by_book[question.book_path].append(question)
     recall = defaultdict(list)  # (budget, form) -> recalls
     examples = []
-    for path, book_questions in by_book.items():
-        book_id = library.import_book(path).book_id
-        indexer = BookIndexer(library, book_id)
-        if indexer.status()["stage_reached"] < 1:
-            print(f"indexing {path.name} to stage 1\u2026", file=sys.stderr)
-            indexer.run(up_to=1)
-        session = AnswerSession(library, book_id, generator=None)
+    books = sessions_by_book(questions, Library(), progress=lambda line: print(line, file=sys.stderr))
+    for _path, _indexer, session, book_questions in books:
         characters = session.context.characters_known_by(None)
         for question in book_questions:
             subjects = subjects_of(question.question, characters)

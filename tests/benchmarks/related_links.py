@@ -44,11 +44,9 @@ def baseline_sections(context, method: str, quote: str, budget: int, held: set[s
 
 
 def main() -> int:
-    from engine.answer.evaluate import load_questions
+    from engine.answer.evaluate import load_questions, sessions_by_book
     from engine.answer.selection import find_in_text
-    from engine.answer.session import AnswerSession
     from engine.answer_cli import default_books_dir
-    from engine.index.indexer import BookIndexer
     from engine.store import Library
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -60,20 +58,11 @@ def main() -> int:
         print(f"{args.questions}: no question file (set CHAPTERHOUSE_CORPUS)", file=sys.stderr)
         return 2
     questions = [q for q in load_questions(args.questions, default_books_dir()) if len(set(q.sections)) > 1]
-    library = Library()
-    by_book = defaultdict(list)
-    for question in questions:
-        by_book[question.book_path].append(question)
     reached = defaultdict(list)  # method -> share of the other required sections reached, per selection
     any_reached = defaultdict(list)
     missing_quotes = 0
-    for path, book_questions in by_book.items():
-        book_id = library.import_book(path).book_id
-        indexer = BookIndexer(library, book_id)
-        if indexer.status()["stage_reached"] < 1:
-            print(f"indexing {path.name} to stage 1\u2026", file=sys.stderr)
-            indexer.run(up_to=1)
-        session = AnswerSession(library, book_id, generator=None)
+    books = sessions_by_book(questions, Library(), progress=lambda line: print(line, file=sys.stderr))
+    for _path, _indexer, session, book_questions in books:
         context = session.context
         for question in book_questions:
             required = set(question.sections)
