@@ -418,9 +418,12 @@ class MainWindow(QMainWindow):
             self.showFullScreen()
         self.full_screen_action.setChecked(self.isFullScreen())
 
-    def focus_question(self) -> None:
+    def _bring_back_ask_panel(self) -> None:
         if not self.ask_panel.isVisible():  # asking brings the panel back
             self.show_pane(self.ask_panel, True)
+
+    def focus_question(self) -> None:
+        self._bring_back_ask_panel()
         self.ask_panel.question.setFocus()
         self.ask_panel.question.selectAll()
 
@@ -442,8 +445,7 @@ class MainWindow(QMainWindow):
         if self.ask_panel.busy():
             self.statusBar().showMessage("An answer is being written: find related passages once it has ended.", 5000)
             return
-        if not self.ask_panel.isVisible():
-            self.show_pane(self.ask_panel, True)
+        self._bring_back_ask_panel()
         self.ask_panel.find_related(start, end)
 
     def ask_about(self, start: int, end: int) -> None:
