@@ -38,10 +38,11 @@ def subjects_of(question: str, characters: list[dict] | None = None) -> list[str
     """What a question is about, as far as its words say: its quoted phrases,
     its names (runs of capitalised words, less a sentence's first word unless
     the characters card knows it) and the card's names however typed."""
+    card = _card_names(characters)
     found = [(double or single).strip() for double, single in QUOTED.findall(question)]
-    found += _capitalised_names(question, _card_names(characters))
+    found += _capitalised_names(question, card)
     lowered = question.lower()
-    for name in _card_names(characters):
+    for name in card:
         if re.search(rf"\b{re.escape(name.lower())}\b", lowered):
             found.append(name)
     unique: list[str] = []
