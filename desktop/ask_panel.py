@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.answer.digest import quoted
-from engine.answer.followup import earlier_question, leans_on_earlier
+from engine.answer.followup import earlier_of, earlier_question, leans_on_earlier
 from engine.answer.related import RELATED_BUDGET, RELATED_QUESTION
 from engine.answer.selection import (focus_record, opening, part_heading, sections_label, sections_named, shown_text,
                                      within_record)
@@ -414,6 +414,7 @@ class AskPanel(QWidget):
         if self._past_reading_limit():
             return
         earlier = self.follows()  # before the answer on screen is cleared
+        shown_before = (self.result, self._asked_at)
         self._question_begun = False  # the next question typed may want a model the settings changed to
         self.cancel = CancelToken()
         cancel = self.cancel
@@ -438,7 +439,7 @@ class AskPanel(QWidget):
         focus, within = self.focus, self.within
         if related:
             budget = RELATED_BUDGET
-        after = earlier_question(earlier) if earlier is not None else None
+        after = earlier_of(earlier) if earlier is not None else None
         self._on_its_own = False
         self.clear_focus()  # the next question is about the whole book again, unless the reader selects anew
 
@@ -468,7 +469,7 @@ class AskPanel(QWidget):
         self._flush.start()
 
         def failed(message: str) -> None:
-            self._failed(message)
+            self._failed(message, shown_before)
             # A question that failed is about what it was about when asked
             # again, unless the reader has picked something else since.
             if self.focus is None and self.within is None and self.after is None:
@@ -480,7 +481,8 @@ class AskPanel(QWidget):
                     self.follow_up(earlier)
 
         self.runner.submit(work, name="Answering", lane=URGENT, on_success=unless_stale(self._finished),
-                           on_error=unless_stale(failed), on_cancelled=unless_stale(self._stopped_early))
+                           on_error=unless_stale(failed),
+                           on_cancelled=unless_stale(lambda: self._stopped_early(shown_before)))
 
     def _past_reading_limit(self) -> bool:
         """With "Only what I have read" ticked, chapters asked about that the
@@ -578,16 +580,29 @@ class AskPanel(QWidget):
         self.answerFinished.emit(result)
         self.answerEnded.emit()
 
-    def _failed(self, message: str) -> None:
+    def _failed(self, message: str, shown_before: tuple[dict | None, float | None]) -> None:
         self._idle()
+        self._show_again(*shown_before)
         self.status.setText(message)
         self.answerFailed.emit(message)
         self.answerEnded.emit()
 
-    def _stopped_early(self) -> None:
+    def _stopped_early(self, shown_before: tuple[dict | None, float | None]) -> None:
         self._idle()
+        self._show_again(*shown_before)
         self.status.setText("Stopped before any evidence was found.")
         self.answerEnded.emit()
+
+    def _show_again(self, result: dict | None, asked_at: float | None) -> None:
+        """The answer shown before a question that failed or was stopped
+        before showing anything of its own: a refused question, say, does not
+        take the last answer off the screen (nor what a follow-up follows)."""
+        if result is None or self.result is not None:
+            return
+        self.result, self._asked_at, self._asked = result, asked_at, result["question"]
+        self._render(streaming=False)
+        self._show_details(result)
+        self._update_follow_up()
 
     def _idle(self) -> None:
         self._flush.stop()
@@ -663,7 +678,9 @@ class AskPanel(QWidget):
             item = None if streaming else self._followed_item(follows["question"])
             if item is not None:  # a click shows its answer again
                 earlier = f"<a href=\"earlier:{item.data(ENTRY_ROLE)}\">{earlier}</a>"
-            page = (f"<p><i>Following on from {earlier}: taken as {html.escape(quoted(follows['taken_as']))}"
+            and_answer = " and its answer" if follows.get("answer") else ""
+            page = (f"<p><i>Following on from {earlier}{and_answer}: taken as "
+                    f"{html.escape(quoted(follows['taken_as']))}"
                     "</i></p>") + page
         if page and self._asked:  # the line above may show only part of it, or another question being typed
             page = f"<p><b>{html.escape(self._asked)}</b></p>" + page

@@ -164,11 +164,12 @@ def _about(session, text: str | None, given_as: str = "--about") -> tuple[int, i
     return span
 
 
-def _after(session, args) -> str | None:
-    """The earlier question a follow-up follows: given, or the history's last."""
+def _after(session, args):
+    """The earlier question a follow-up follows: given, or the history's last
+    (with its answer, where a capable model wrote it)."""
     if not args.follow_up:
         return args.after
-    from .answer.followup import earlier_question
+    from .answer.followup import earlier_of
     from .errors import ChapterhouseError
 
     journal = session.library.journal(session.book_id)
@@ -179,11 +180,12 @@ def _after(session, args) -> str | None:
     if not entries:
         raise ChapterhouseError(f"{session.context.book.title}: --follow-up: no question asked of it yet to follow "
                                 "(see `chapterhouse history`)")
-    return earlier_question(entries[-1].result)
+    return earlier_of(entries[-1].result)
 
 
 def _taken_as(follows: dict) -> str:
-    return f"(Following on from \u201c{follows['question']}\u201d, taken as: {follows['taken_as']})\n"
+    with_answer = " and its answer" if follows.get("answer") else ""
+    return f"(Following on from \u201c{follows['question']}\u201d{with_answer}, taken as: {follows['taken_as']})\n"
 
 
 def _passage(node, labels) -> dict:

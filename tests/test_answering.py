@@ -338,6 +338,7 @@ def test_a_follow_up_takes_its_pronouns_as_the_earlier_question_named():
     assert subjects_of("what does marley want?", card) == ["Marley"]
     assert subjects_of("Who is Jacob Marley?", card) == ["Jacob Marley"]  # the longest, once
     assert subjects_of("Who is the old man in the chair?") == []
+    assert subjects_of("Who is the King of Ruritania?") == ["King of Ruritania"]  # "of" inside a name
     # Put beside the first pronoun; else before the question mark; where the earlier one names nothing, it is quoted.
     assert follow_up_question("What becomes of him in the end?", "Who is Marley?") == \
         "What becomes of him (Marley) in the end?"
@@ -354,6 +355,30 @@ def test_a_follow_up_takes_its_pronouns_as_the_earlier_question_named():
     assert about == "Why does he say this? (about \u201cBah! Humbug!\u201d)"
 
 
+def test_a_follow_up_to_a_capable_models_answer_reads_that_answer():
+    from engine.answer.followup import Earlier, earlier_of, follow_up_question, follows_record
+
+    # Where the earlier question asked who did something, the people its answer named come first;
+    # where it asked who someone it named is, that one stays the subject.
+    warned = Earlier("Who warns Scrooge about the spirits?", "Marley's ghost warns him that three spirits will come.")
+    assert follow_up_question("What happens to him in the end?", warned) == \
+        "What happens to him (Marley, Scrooge) in the end?"
+    named = Earlier("Who is Marley?", "Marley was Scrooge's partner, dead these seven years.")
+    assert follow_up_question("What becomes of him?", named) == "What becomes of him (Marley)?"
+    unnamed = Earlier("Who is the old man in the chair?", "He is old Fezziwig, to whom Scrooge was apprenticed.")
+    assert follow_up_question("Where does he go?", unnamed) == "Where does he (Fezziwig, Scrooge) go?"
+    assert follow_up_question("Where does he go?", Earlier(unnamed.question)) == \
+        "Where does he (after \u201cWho is the old man in the chair\u201d) go?"
+    # Only a capable model's whole answer is carried, without its citations; a draft, a stopped or a failed one not.
+    shown = {"question": "Who warns Scrooge?", "lead": "answer", "answer": "Marley's ghost [p1.30, p1.31] warns him."}
+    assert earlier_of(shown) == Earlier("Who warns Scrooge?", "Marley's ghost warns him.")
+    for other in ({"lead": "digest"}, {"cancelled": True}, {"model_error": "the model could not be loaded"}):
+        assert earlier_of({**shown, **other}) == Earlier("Who warns Scrooge?")
+    long = earlier_of({**shown, "answer": "word " * 400})
+    assert len(long.answer.split()) == 161 and long.answer.endswith("\u2026")
+    assert follows_record(warned, "x")["answer"] == warned.answer and "answer" not in follows_record("Who?", "x")
+
+
 def test_a_follow_up_question_finds_whom_the_earlier_one_named(session):
     question = "What did the master do to him?"
     plain = session.retrieve(question, budget=4)
@@ -365,6 +390,36 @@ def test_a_follow_up_question_finds_whom_the_earlier_one_named(session):
                                                          "taken_as": "What did the master do to him (Dick)?"}
     assert session.follows(question, "  ") is None
     assert session.retrieve(question, budget=4, after=" ").plan.question == question
+
+
+def test_a_follow_up_answer_is_written_with_the_earlier_answer_in_its_prompt(session):
+    from engine.answer.followup import Earlier
+
+    question = "What did the master do to him?"
+    earlier = Earlier("Who was Dick?", "Dick was a ploughboy who threw stones and sticks at the colts.")
+    found = session.retrieve(question, budget=2, after=earlier)
+    prompt = answer_messages(session.context, found, earlier=earlier)[-1].content
+    assert "Earlier question: Who was Dick?\nIts answer: Dick was a ploughboy" in prompt
+    assert prompt.index("Its answer") < prompt.index("Question: What did the master do to him (Dick)?")
+    assert "Earlier question" not in answer_messages(session.context, found, earlier=Earlier("Who was Dick?"))[-1].content
+
+    def first_words(after):
+        cancel = CancelToken()
+        return session.ask(question, budget=2, cancel=cancel, on_text=lambda piece: cancel.cancel(), after=after)
+
+    generator = session.generator
+    saved, generator.parameters = generator.parameters, None  # a generator of unknown size counts as capable
+    try:
+        carried, alone = first_words(earlier), first_words("Who was Dick?")
+    finally:
+        generator.parameters = saved
+    assert carried.lead == alone.lead == "answer" and carried.cancelled and not carried.retried
+    assert carried.follows == {"question": "Who was Dick?", "taken_as": "What did the master do to him (Dick)?",
+                               "answer": earlier.answer}
+    assert "answer" not in alone.follows
+    # The model read the earlier answer: the same evidence, a longer prompt.
+    assert [node.id for node in carried.retrieval.passages] == [node.id for node in alone.retrieval.passages]
+    assert carried.tokens["prompt"] - alone.tokens["prompt"] >= len(earlier.answer.split())
 
 
 def test_related_passages_tell_of_the_selection_elsewhere_in_the_book(session):

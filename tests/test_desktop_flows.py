@@ -1340,6 +1340,17 @@ def test_a_capable_models_answer_streams_above_the_evidence(qtbot, fixtures, mon
     assert both, "the answer never streamed beside the evidence"
     assert all(lines.index("Answer") < lines.index("Evidence") for lines in both)
     assert not any(line.startswith("Draft answer") for lines in pages for line in lines)
+    # A follow-up to it carries that answer to the model, and the page says so.
+    assert result["answer"]
+    panel.question.setText("What did he do then?")
+    assert panel.about.text() == f"Following on from \u201c{QUESTION}\u201d"
+    with qtbot.waitSignal(panel.answerEnded, timeout=240000):
+        panel.ask()
+        qtbot.waitUntil(lambda: "and its answer: taken as" in panel.answer_view.toPlainText(), timeout=120000)
+        panel.stop()
+    follows = panel.result["follows"] if panel.result else None
+    assert follows is not None and follows["question"] == QUESTION
+    assert follows["answer"].split()[:3] == result["answer"].split()[:3]
     window.close()
 
 
@@ -1630,12 +1641,16 @@ def test_a_follow_up_question_is_taken_as_following_the_answer_shown(qtbot, fixt
     assert panel.after is not None
     panel.set_within([2])
     assert panel.after is None and panel.about.text().startswith("About Chapter 2")
-    # A follow-up refused is still a follow-up when asked again.
+    # A follow-up refused is still a follow-up when asked again, and the answer it follows stays on the screen.
+    panel.show_result(result)
     panel.follow_up(result)
     panel.question.setPlainText("?!")
     with qtbot.waitSignal(panel.answerFailed, timeout=60000) as refused:
         panel.ask()
-    assert "the question has no words" in refused.args[0]
+    assert "the question has no words" in refused.args[0] and panel.status.text() == refused.args[0]
+    assert panel.result is result and panel.question.text() == "?!"
+    assert panel.answer_view.toPlainText().startswith("What does she tell him?\nFollowing on from")
+    assert panel.evidence.topLevelItemCount() > 0
     assert panel.after is not None and panel.about.text() == "Following on from \u201cWhat does she tell him?\u201d"
     window.close()
 

@@ -214,6 +214,19 @@ def test_a_follow_up_question_from_the_command_line(fixtures, capsys):
     code, out, _ = _run(capsys, "history", book, "--show", str(chained["history_id"]))
     assert ("following on from \u201cWhat does she (Duchess) tell him?\u201d, taken as \u201cWhy does she "
             "(Duchess) say it?\u201d*") in out
+    # The last answer written by a capable model goes with it: the people it named, and the answer itself.
+    journal = Library().journal(chained["book_id"])
+    journal.add({**chained, "question": "Who does Duchess speak to?", "follows": None, "lead": "answer",
+                 "answer": "She speaks to her foal, Darkie [p1.3], about kicking and biting."})
+    journal.close()
+    code, out, _ = _run(capsys, "retrieve", book, "What does he learn?", "--follow-up")
+    assert code == 0 and out.startswith("(Following on from \u201cWho does Duchess speak to?\u201d and its answer, "
+                                        "taken as: What does he (Darkie, Duchess) learn?)\n")
+    code, out, _ = _run(capsys, "ask", book, "What does he learn?", "--follow-up", "--answers", "evidence", "--json")
+    followed = json.loads(out)
+    assert followed["follows"]["answer"] == "She speaks to her foal, Darkie, about kicking and biting."
+    code, out, _ = _run(capsys, "history", book, "--show", str(followed["history_id"]))
+    assert "following on from \u201cWho does Duchess speak to?\u201d and its answer, taken as" in out
     with pytest.raises(SystemExit) as refused:
         _run(capsys, "ask", book, "Why?", "--follow-up", "--after", "Who is Duchess?")
     assert refused.value.code == 2 and "not allowed with argument" in capsys.readouterr().err

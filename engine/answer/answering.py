@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from ..index.store import BOOK_SUMMARY, SECTION_SUMMARY, TIER_SUMMARY
 from ..llm.types import CancelToken, ChatMessage, GenerationOptions
 from .digest import DigestLine
+from .followup import Earlier
 from .planning import GLOBAL, MID, Plan, content_words, stem
 from .retrieval import Retrieval, cut_at
 
@@ -92,10 +93,12 @@ def _passage_dict(result: AnswerResult, node) -> dict:
             "start": node.start, "end": node.end, "text": node.text}
 
 
-def answer_messages(context, retrieval: Retrieval, passages: int | None = None) -> list[ChatMessage]:
+def answer_messages(context, retrieval: Retrieval, passages: int | None = None,
+                    earlier: Earlier | None = None) -> list[ChatMessage]:
     """System rules and the book's structural card first (the same for every
     question on this book, so its prompt state is reused), then the evidence:
-    all retrieved passages, or the `passages` picked first, in book order."""
+    all retrieved passages, or the `passages` picked first, in book order;
+    for a follow-up, the earlier question and the answer it was given."""
     book = context.book
     system = answer_rules(context, retrieval.until)
     labels = {s.ordinal: s.label for s in book.sections}
@@ -103,7 +106,9 @@ def answer_messages(context, retrieval: Retrieval, passages: int | None = None) 
               for node in _shown(retrieval, passages)]
     ladder = _ladder_notes(context, retrieval)
     checklist = "\n".join(f"{i}. {part.part.text}" for i, part in enumerate(retrieval.parts, start=1))
-    user = ("Passages:\n" + "\n\n".join(blocks) + (f"\n\nSummaries:\n{ladder}" if ladder else "")
+    before = (f"\n\nEarlier question: {earlier.question}\nIts answer: {earlier.answer}\n(The question below follows "
+              "on from it.)" if earlier is not None and earlier.answer else "")
+    user = ("Passages:\n" + "\n\n".join(blocks) + (f"\n\nSummaries:\n{ladder}" if ladder else "") + before
             + f"\n\nChecklist:\n{checklist}\n\nQuestion: {retrieval.plan.question}\nAnswer:")
     return [system, ChatMessage("user", user)]
 
@@ -184,10 +189,10 @@ def resolve_citations(text: str, context, retrieval: Retrieval) -> tuple[str, li
 
 
 def generate_answer(generator, context, retrieval: Retrieval, cancel: CancelToken, on_text=None,
-                    passages: int | None = None, on_reading=None) -> dict:
+                    passages: int | None = None, on_reading=None, earlier: Earlier | None = None) -> dict:
     """One generator call; returns the raw text, timings and token counts."""
     started = time.perf_counter()
-    stream = generator.stream(answer_messages(context, retrieval, passages),
+    stream = generator.stream(answer_messages(context, retrieval, passages, earlier),
                               GenerationOptions(max_tokens=ANSWER_TOKENS, temperature=0.0, repeat_penalty=1.1,
                                                 truncation="truncate-longest-end"), cancel, on_reading)
     first = None

@@ -6,11 +6,18 @@ end?"), so the plan, the ranking and the answer's prompt know who "him" is,
 and the answer shows how the question was taken. The subject is what the
 earlier question names: its quoted phrases, its names (capitalised words, or
 any of the characters card's names, however typed); where it names nothing,
-the earlier question itself, quoted."""
+the earlier question itself, quoted.
+
+A capable model's answer to the earlier question goes with it: the answer's
+prompt carries it (what was said before, not only who was meant), and where
+the earlier question asked who did something ("Who warns Scrooge?"), the
+people its answer names are the subject first: "What happens to him?" is
+about the one who warned, as often as about Scrooge."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from .planning import QUOTED, STOPWORDS, words
 from .selection import about_question
@@ -22,7 +29,32 @@ PERSONAL_PRONOUNS = {"he", "him", "his", "himself", "she", "her", "hers", "herse
 # does it mean?" asked as a follow-up on purpose).
 _OTHER_REFERENCES = {"it", "its", "this", "that", "these", "those", "there"}
 MAX_SUBJECTS = 3
+# The earlier answer in a follow-up's prompt: a capable model's is about 120 words.
+EARLIER_ANSWER_WORDS = 160
+# "Who warns Scrooge?" asks for someone the answer names; "Who is Marley?" names him.
+_ASKS_WHO = re.compile(r"^\W*(?:who|whom|whose)\b(?:\s+(is|was|are|were)\b)?", re.I)
+_CITATION = re.compile(r"\s*\[[^\[\]]{1,80}\]")
+# Small words inside a name, between two capitalised ones.
+_NAME_JOINERS = {"of", "de", "du", "von", "van", "la", "le"}
 _SENTENCE_START = re.compile(r"(?:^|[.?!:;]\s+)[\"'\u201c\u2018(]*$")
+
+
+@dataclass(frozen=True)
+class Earlier:
+    """The question a follow-up follows, as it was taken, and the answer a
+    capable model gave it ("" for a small model's draft or none)."""
+
+    question: str
+    answer: str = ""
+
+
+def as_earlier(after: str | Earlier | None) -> Earlier | None:
+    """`after` as given to the engine (an earlier question, or one with its
+    answer); None where it is blank."""
+    if after is None:
+        return None
+    earlier = after if isinstance(after, Earlier) else Earlier(after)
+    return earlier if earlier.question.strip() else None
 
 
 def leans_on_earlier(question: str) -> bool:
@@ -52,13 +84,15 @@ def subjects_of(question: str, characters: list[dict] | None = None) -> list[str
     return unique[:MAX_SUBJECTS]
 
 
-def follow_up_question(question: str, earlier: str, characters: list[dict] | None = None) -> str:
+def follow_up_question(question: str, earlier: str | Earlier, characters: list[dict] | None = None) -> str:
     """The question as planned and answered when it follows `earlier`: the
     earlier question's subject beside its first pronoun, else before its
     question mark."""
     question = " ".join(question.split())
-    subjects = subjects_of(earlier, characters)
-    gloss = ", ".join(subjects) if subjects else f"after \u201c{' '.join(earlier.split()).rstrip(' ?')}\u201d"
+    earlier = as_earlier(earlier) or Earlier("")
+    subjects = _followed_subjects(earlier, characters)
+    asked = " ".join(earlier.question.split()).rstrip(" ?")
+    gloss = ", ".join(subjects) if subjects else f"after \u201c{asked}\u201d"
     for wanted in (PERSONAL_PRONOUNS, _OTHER_REFERENCES):
         for match in re.finditer(r"[A-Za-z][A-Za-z'\-]*", question):
             if match.group().lower() in wanted:
@@ -68,9 +102,40 @@ def follow_up_question(question: str, earlier: str, characters: list[dict] | Non
     return f"{question} ({gloss})"
 
 
-def follows_record(earlier: str, taken_as: str) -> dict:
-    """What is kept with the answer: the question it followed, and how it was taken."""
-    return {"question": " ".join(earlier.split()), "taken_as": taken_as}
+def _followed_subjects(earlier: Earlier, characters: list[dict] | None) -> list[str]:
+    """Whom a follow-up's pronoun most likely means: what the earlier question
+    names, after the people its answer named where it asked who did
+    something, or who someone it did not name was."""
+    subjects = subjects_of(earlier.question, characters)
+    asks_who = _ASKS_WHO.match(earlier.question)
+    if not earlier.answer or not asks_who or (asks_who.group(1) and subjects):
+        return subjects
+    answered = [name for name in subjects_of(_CITATION.sub("", earlier.answer), characters)
+                if not any(_key(name) in _key(asked) or _key(asked) in _key(name) for asked in subjects)]
+    return (answered[:2] + subjects)[:MAX_SUBJECTS]
+
+
+def follows_record(earlier: str | Earlier, taken_as: str) -> dict:
+    """What is kept with the answer: the question it followed, how it was
+    taken, and the earlier answer its prompt carried (where there was one)."""
+    earlier = as_earlier(earlier) or Earlier("")
+    record = {"question": " ".join(earlier.question.split()), "taken_as": taken_as}
+    if earlier.answer:
+        record["answer"] = earlier.answer
+    return record
+
+
+def earlier_of(result: dict) -> Earlier:
+    """A kept answer as a follow-up to it reads it: its question as
+    `earlier_question` says, and its answer where a capable model wrote it
+    in full (a small model's draft under the digest, a stopped or failed
+    answer, is not worth carrying), without its citations, about 120 words."""
+    answer = ""
+    if result.get("lead") == "answer" and not result.get("cancelled") and not result.get("model_error"):
+        answer_words = _CITATION.sub("", result.get("answer") or "").split()
+        answer = " ".join(answer_words[:EARLIER_ANSWER_WORDS]) + (" \u2026" if len(answer_words) > EARLIER_ANSWER_WORDS
+                                                                   else "")
+    return Earlier(earlier_question(result), answer.strip())
 
 
 def earlier_question(result: dict) -> str:
@@ -105,7 +170,8 @@ def _capitalised_names(text: str, known: list[str] = ()) -> list[str]:
             names.append(re.sub(r"['\u2019]s$", "", text[run[0].start():run[-1].end()]))
         run.clear()
 
-    for match in re.finditer(r"[A-Za-z][A-Za-z'\u2019\-]*", text):
+    found = list(re.finditer(r"[A-Za-z][A-Za-z'\u2019\-]*", text))
+    for index, match in enumerate(found):
         bare = re.sub(r"['\u2019]s$", "", match.group())
         # A title's full stop ("Mr. Darcy") does not start a sentence.
         first = not run and bool(_SENTENCE_START.search(text[:match.start()]))
@@ -115,6 +181,9 @@ def _capitalised_names(text: str, known: list[str] = ()) -> list[str]:
             run.append(match)
             if possessive:  # ends the name: "Marley's ghost"
                 close()
+        elif (run and bare in _NAME_JOINERS and index + 1 < len(found) and found[index + 1].group()[:1].isupper()
+              and text[match.end():found[index + 1].start()] == " "):
+            continue  # one name: "the Ghost of Christmas Past", "the King of Ruritania"
         else:
             close()
     close()

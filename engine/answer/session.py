@@ -16,7 +16,7 @@ from .planning import Plan, code_plan, model_plan
 from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing, answer_rules, generate_answer, \
     not_found, resolve_citations
 from .digest import DigestLine, evidence_digest
-from .followup import follow_up_question, follows_record
+from .followup import Earlier, as_earlier, follow_up_question, follows_record
 from .related import RELATED_BUDGET, RELATED_QUESTION, related_plan
 from .retrieval import Features, Retrieval, retrieve
 from .selection import about_question, focus_record, within_question, within_record
@@ -112,16 +112,17 @@ class AnswerSession:
 
     def plan(self, question: str, planner: str = "code", cancel: CancelToken | None = None,
              until: int | None = None, focus: tuple[int, int] | None = None,
-             within: list[int] | None = None, after: str | None = None) -> Plan:
+             within: list[int] | None = None, after: str | Earlier | None = None) -> Plan:
         """planner: "model" (guarded, with the code plan as fallback), "code", or
         "auto": the model unless it is a toy whose plans are not worth the wait.
         With `until`, the plan knows the book only up to that offset; with
         `focus`, the question is about that span of the text; with `within`,
-        about those sections; with `after`, it follows that earlier question."""
+        about those sections; with `after`, it follows that earlier question
+        (an `Earlier` brings its answer too)."""
         check_question(question, self.indexer.book.title)
         context = self.context
         characters = context.characters_known_by(until)
-        if after and after.strip():
+        if as_earlier(after) is not None:
             question = follow_up_question(question, after, characters)
         if focus is not None:
             question = about_question(question, context.book.text[focus[0]:focus[1]])
@@ -143,7 +144,7 @@ class AnswerSession:
     def retrieve(self, question: str, budget: int = 12, planner: str = "code", features: Features | None = None,
                  cancel: CancelToken | None = None, until: int | None = None,
                  focus: tuple[int, int] | None = None, within: list[int] | None = None,
-                 after: str | None = None) -> Retrieval:
+                 after: str | Earlier | None = None) -> Retrieval:
         focus, within = self.checked_focus(focus), self.checked_within(within, until)
         return retrieve(self.plan(question, planner, cancel, until, focus, within, after), self.context,
                         budget=budget, features=features, until=until, focus=focus, within=within)
@@ -166,9 +167,9 @@ class AnswerSession:
         found.focus = focus  # what it was about, though not itself in the evidence
         return found
 
-    def follows(self, question: str, after: str | None, until: int | None = None) -> dict | None:
+    def follows(self, question: str, after: str | Earlier | None, until: int | None = None) -> dict | None:
         """What is kept of the earlier question a follow-up followed, and how the follow-up was taken."""
-        if not after or not after.strip():
+        if as_earlier(after) is None:
             return None
         return follows_record(after, follow_up_question(question, after, self.context.characters_known_by(until)))
 
@@ -247,7 +248,7 @@ class AnswerSession:
     def ask(self, question: str, budget: int = 12, planner: str = "auto", cancel: CancelToken | None = None,
             on_digest=None, on_text=None, on_retry=None, on_reading=None, until: int | None = None,
             focus: tuple[int, int] | None = None, within: list[int] | None = None,
-            after: str | None = None, related: bool = False) -> AnswerResult:
+            after: str | Earlier | None = None, related: bool = False) -> AnswerResult:
         """Plan, retrieve, digest, answer. `on_digest` gets the digest as soon as
         it exists (before any answer text), `on_reading(done, total,
         seconds_left)` the model's progress through the prompt in tokens,
@@ -258,7 +259,8 @@ class AnswerSession:
         about that span, and the passages holding it lead the evidence. With
         `within` (section ordinals: a chapter), only those sections are used.
         With `after` (an earlier question), the question follows it: "him"
-        is whoever that one named. With `related`, the question is where else
+        is whoever that one named; an `Earlier` with the answer it was given
+        puts that answer in the prompt too. With `related`, the question is where else
         the book tells of the `focus`: the evidence alone, no model call."""
         cancel = cancel or CancelToken()
         started = time.perf_counter()
@@ -308,7 +310,9 @@ class AnswerSession:
         try:
             draft = not self.answer_leads
             shown = DRAFT_PASSAGES if draft else None
-            generated = generate_answer(self.generator, self.context, retrieval, cancel, on_text, shown, on_reading)
+            earlier = None if related else as_earlier(after)
+            generated = generate_answer(self.generator, self.context, retrieval, cancel, on_text, shown, on_reading,
+                                        earlier)
             retried = False
             # A draft that says "not found" is not worth twice the wait: the digest
             # already shows every passage found.
@@ -320,7 +324,7 @@ class AnswerSession:
                     on_retry(retrieval)
                 first = generated
                 generated = generate_answer(self.generator, self.context, retrieval, cancel, on_text,
-                                            on_reading=on_reading)
+                                            on_reading=on_reading, earlier=earlier)
                 generated["first_token"] = first["first_token"]
                 for key in ("prompt", "processed", "generated"):
                     generated[key] += first[key]

@@ -238,7 +238,8 @@ def entry_markdown(entry: HistoryEntry) -> str:
     about = f"; about the passage in {focus['label']}: {quoted(focus['text'])}" if focus else ""
     about += f"; about {within['label']} only" if within else ""
     follows = result.get("follows")
-    about += (f"; following on from \u201c{follows['question']}\u201d, taken as \u201c{follows['taken_as']}\u201d"
+    about += (f"; following on from \u201c{follows['question']}\u201d{' and its answer' if follows.get('answer') else ''}"
+              f", taken as \u201c{follows['taken_as']}\u201d"
               if follows else "")
     lines = [f"## {entry.question}", "", f"*Asked {asked}{scope}{about}*", ""]
     digest = result.get("digest", [])
