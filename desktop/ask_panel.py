@@ -636,7 +636,7 @@ class AskPanel(QWidget):
         result = self.result or {}
         digest_html = _digest_html(result.get("digest", []), [p["text"] for p in result.get("parts", [])])
         if streaming:
-            answer = html.escape(self._streamed).replace("\n", "<br>")  # rendered as Markdown once it ends
+            answer = _streaming_html(self._streamed, result.get("parts", []))  # rendered as Markdown once it ends
         else:
             answer = _answer_html(result.get("answer", ""), result.get("citations", []))
         draft = result.get("lead", "digest") == "digest"
@@ -892,6 +892,9 @@ class AskPanel(QWidget):
                 if citation["passage_id"] == target:
                     opening = quoted(shown_text(citation["quote"]))
                     return f"{citation['label']}: {opening}\n(click to read it in the book)"
+            passage = _evidence_passages(self.result).get(target)  # while the answer streams
+            if passage is not None:
+                return f"{passage['label']}: {quoted(shown_text(passage['text']))}\n(click to read it in the book)"
         if scheme == "quote" and target.isdigit() and int(target) < len(self.result.get("digest", [])):
             return f"{self.result['digest'][int(target)]['label']} (click to read it in the book)"
         if scheme == "earlier" and target.isdigit() and self._history_item(int(target)) is not None:
@@ -955,11 +958,33 @@ def _span_of(result: dict, passage_id: str) -> tuple[int, int] | None:
     for citation in result.get("citations", []):
         if citation["passage_id"] == passage_id:
             return citation["start"], citation["end"]
-    for part in result.get("parts", []):
-        for passage in part["passages"]:
-            if passage["id"] == passage_id:
-                return passage["start"], passage["end"]
-    return None
+    passage = _evidence_passages(result).get(passage_id)
+    return (passage["start"], passage["end"]) if passage is not None else None
+
+
+def _evidence_passages(result: dict) -> dict[str, dict]:
+    return {passage["id"]: passage for part in result.get("parts", []) for passage in part["passages"]}
+
+
+def _streaming_html(streamed: str, parts: list[dict]) -> str:
+    """An answer as it streams: plain text with its line breaks, and each
+    citation of an evidence passage already a link named by its section (a
+    click reads it in the book before the answer ends); any other stays as
+    written until the answer ends and the engine resolves it."""
+    passages = _evidence_passages({"parts": parts})
+
+    def link(match: re.Match) -> str:
+        ids = [i.strip() for i in match.group(1).split(",")]
+        if not all(i in passages for i in ids):
+            return html.escape(match.group())
+        return " ".join(f'<a href="cite:{i}">[{html.escape(passages[i]["label"])}]</a>' for i in ids)
+
+    pieces, last = [], 0
+    for match in _CITATION.finditer(streamed):
+        pieces += [html.escape(streamed[last:match.start()]), link(match)]
+        last = match.end()
+    pieces.append(html.escape(streamed[last:]))
+    return "".join(pieces).replace("\n", "<br>")
 
 
 def _digest_html(lines: list[dict], parts: list[str]) -> str:

@@ -513,9 +513,17 @@ def test_a_citation_shows_its_passage_when_the_pointer_rests_on_it(qtbot, window
     assert [block.textList() is not None for block in _blocks(view.document()) if block.text() in items] == [True] * 2
     assert "color:#" not in markdown_html(f"[\\[Chapter 1\\]](cite:{cited.id})")
     # While it streams, the answer keeps its line breaks (its Markdown is rendered once it ends).
-    panel._streamed = "**The hare** ran.\nThe dogs followed."
+    # Its citations of evidence passages are links already, named by their section; others wait for the end.
+    panel.result = {**result, "answer": "", "citations": []}
+    panel._streamed = f"**The hare** ran [{cited.id}].\nThe dogs followed [p99.1] <b>"
     panel._render(streaming=True)
-    assert "**The hare** ran.\nThe dogs followed." in view.toPlainText()
+    label = asked.labels[cited.section]
+    assert f"**The hare** ran [{label}].\nThe dogs followed [p99.1] <b>" in view.toPlainText()
+    assert f'href="cite:{cited.id}"' in view.toHtml() and "cite:p99.1" not in view.toHtml()
+    assert panel.link_preview(f"cite:{cited.id}") == preview
+    with qtbot.waitSignal(panel.passageActivated) as activated:
+        panel.follow_link(f"cite:{cited.id}")
+    assert activated.args == [cited.start, cited.end]
     # A draft that only restated the question is said to be left out, not shown as an empty draft.
     panel.show_result({**result, "answer": "", "citations": [], "lead": "digest", "discarded_draft": "The hare?"})
     assert "The model's draft only restated the question" in view.toPlainText()
