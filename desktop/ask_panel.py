@@ -68,6 +68,8 @@ class _Relay(QObject):
 
 class AskPanel(QWidget):
     passageActivated = Signal(int, int)  # start, end in the stored text
+    # A citation followed: its passage's start and end, and the sentence backing the claim.
+    citationActivated = Signal(int, int, int, int)
     sectionActivated = Signal(int)  # section ordinal
     answerFinished = Signal(object)  # the result as a dict
     answerStarted = Signal()
@@ -742,6 +744,10 @@ class AskPanel(QWidget):
                 int(target) < len(lines) else None
         else:
             span = _span_of(self.result, target)
+            support = _support_of(self.result, target)
+            if span and support:
+                self.citationActivated.emit(*span, support["start"], support["end"])
+                return
         if span:
             self.passageActivated.emit(*span)
 
@@ -889,8 +895,8 @@ class AskPanel(QWidget):
         scheme, target = href.split(":", 1)
         if scheme == "cite":
             for citation in self.result.get("citations", []):
-                if citation["passage_id"] == target:
-                    opening = quoted(shown_text(citation["quote"]))
+                if citation["passage_id"] == target:  # the sentence backing the claim, else the passage's opening
+                    opening = quoted(shown_text((citation.get("support") or {}).get("text") or citation["quote"]))
                     return f"{citation['label']}: {opening}\n(click to read it in the book)"
             passage = _evidence_passages(self.result).get(target)  # while the answer streams
             if passage is not None:
@@ -960,6 +966,11 @@ def _span_of(result: dict, passage_id: str) -> tuple[int, int] | None:
             return citation["start"], citation["end"]
     passage = _evidence_passages(result).get(passage_id)
     return (passage["start"], passage["end"]) if passage is not None else None
+
+
+def _support_of(result: dict, passage_id: str) -> dict | None:
+    return next((citation.get("support") for citation in result.get("citations", [])
+                 if citation["passage_id"] == passage_id), None)
 
 
 def _evidence_passages(result: dict) -> dict[str, dict]:

@@ -201,6 +201,9 @@ class MainWindow(QMainWindow):
         self.library_view.showFolderRequested.connect(self.show_book_folder)
         self.library_view.target_stage = index_stage
         self.ask_panel.passageActivated.connect(self.show_passage)
+        self.ask_panel.citationActivated.connect(
+            lambda start, end, sentence_start, sentence_end: self.show_passage(start, end,
+                                                                               (sentence_start, sentence_end)))
         self.ask_panel.sectionActivated.connect(self.show_section)
         self.ask_panel.answerFinished.connect(self._answer_finished)
         self.ask_panel.answerStarted.connect(self._answer_started)
@@ -779,14 +782,15 @@ class MainWindow(QMainWindow):
 
         self.tasks.submit(save, name="Saving the reading position", lane=QUICK, on_error=lambda _m: None)
 
-    def show_passage(self, start: int, end: int) -> None:
-        """Follow a citation: remember where the reader was, then go and highlight."""
+    def show_passage(self, start: int, end: int, sentence: tuple[int, int] | None = None) -> None:
+        """Follow a citation: remember where the reader was, then go and
+        highlight (the sentence backing the claim too, where it is known)."""
         if self.book is None:
             return
         self.pages.setCurrentIndex(_READER_PAGE)
         self.back_stack.append(self.reader.reading_position())
         self.back_action.setEnabled(True)
-        self.reader.show_passage(start, end)
+        self.reader.show_passage(start, end, sentence)
 
     def show_section(self, ordinal: int) -> None:
         if self.book is None or not (1 <= ordinal <= len(self.book.sections)):

@@ -314,18 +314,32 @@ class ReaderView(QTextBrowser):
         cursor.setPosition(self._map.to_document(end), QTextCursor.MoveMode.KeepAnchor)
         return cursor
 
-    def show_passage(self, start: int, end: int) -> None:
-        """Scroll to a passage and highlight it (a followed citation)."""
+    def show_passage(self, start: int, end: int, sentence: tuple[int, int] | None = None) -> None:
+        """Scroll to a passage and highlight it (a followed citation); with
+        `sentence` (the one backing the claim cited), scroll to that one's
+        paragraph and mark it more strongly within the passage."""
         if self._map is None:
             return
-        self.scroll_to_offset(start)
+        self.scroll_to_offset(sentence[0] if sentence else start)
+        self._passage_highlight = [self._highlight(start, end, 60)]
+        if sentence:
+            self._passage_highlight.append(self._highlight(*sentence, 150))
+        self._apply_selections()
+
+    def _highlight(self, start: int, end: int, alpha: int) -> QTextEdit.ExtraSelection:
         selection = QTextEdit.ExtraSelection()
         selection.cursor = self.document_span(start, end)
         colour = self.palette().color(self.palette().ColorRole.Highlight)
-        colour.setAlpha(60)
+        colour.setAlpha(alpha)
         selection.format.setBackground(colour)
-        self._passage_highlight = [selection]
-        self._apply_selections()
+        return selection
+
+    def marked_sentence(self) -> tuple[int, int] | None:
+        """The sentence marked within the highlighted passage (document positions), if any."""
+        if len(self._passage_highlight) < 2:
+            return None
+        cursor = self._passage_highlight[1].cursor
+        return cursor.selectionStart(), cursor.selectionEnd()
 
     def clear_passage(self) -> None:
         self._passage_highlight = []

@@ -279,7 +279,7 @@ DRAFT_RESTATED = "[this draft only restates the question, so the app does not sh
 
 
 def run_ask(args) -> int:
-    from .answer.digest import digest_markdown
+    from .answer.digest import digest_markdown, quoted
     from .answer.session import check_question
     from .llm.types import CancelToken
     import signal
@@ -354,7 +354,8 @@ def run_ask(args) -> int:
     if result.citations:
         print("\nCited:")
         for citation in result.citations:
-            print(f"  [{citation.passage_id}] {citation.label}, characters {citation.start}-{citation.end}")
+            print(f"  [{citation.passage_id}] {citation.label}, characters {citation.start}-{citation.end}"
+                  + (f": {quoted(citation.support['text'])}" if citation.support else ""))
     timings = result.timings
     if not result.written:
         print(f"(retrieval {timings['retrieval'] * 1000:.0f} ms, total {timings['total']} s)")

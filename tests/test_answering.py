@@ -508,13 +508,13 @@ def test_a_digest_line_is_shown_in_quotation_marks_without_an_unpaired_one():
 
 
 def test_the_digest_weighs_a_books_rare_words_above_its_common_ones(session):
-    from engine.answer.digest import _weight
+    from engine.answer.digest import word_weight
 
     rarity = session.context.rarity
     common, rare = "mother", "squire"  # in nearly every passage of Black Beauty's opening chapters, and in two
     assert rarity.frequency[common] > 3 * rarity.frequency[rare] > 0
-    assert _weight(rare, rarity) > 2 * _weight(common, rarity) > 0
-    assert _weight("zeppelin", rarity) > _weight(rare, rarity)  # never in the book: the most telling
+    assert word_weight(rare, rarity) > 2 * word_weight(common, rarity) > 0
+    assert word_weight("zeppelin", rarity) > word_weight(rare, rarity)  # never in the book: the most telling
 
 
 def test_a_books_search_files_are_opened_with_its_context_not_by_its_first_question(session):
@@ -554,6 +554,36 @@ def test_citations_that_do_not_resolve_are_dropped(session):
     book = session.context.book
     assert citation.quote == book.text[citation.start:citation.end]
     assert citation.label == book.sections[citation.section - 1].label
+    assert citation.start <= citation.support["start"] < citation.support["end"] <= citation.end
+
+
+def test_a_citation_points_to_the_sentence_that_backs_its_claim(session):
+    from engine.answer.support import claims, with_support
+
+    # The claim is the answer's sentence citing the passage; a citation after a full stop belongs to that sentence.
+    assert claims("Marley's ghost warns him [p1.30, p1.31]. He leaves. [p1.2]\n2. The knocker [p5.4] changes.") == {
+        "p1.30": "Marley's ghost warns him.", "p1.31": "Marley's ghost warns him.", "p1.2": "He leaves.",
+        "p5.4": "The knocker changes."}
+    assert claims("[p1.1] The hare ran off.") == {"p1.1": "The hare ran off."}
+    found = session.retrieve("What did the old horse say about the hare, and how was the young horse broken in with "
+                             "a bit?", budget=6)
+    hare = next(node for node in found.passages if "perhaps the hare" in node.text)
+    bit = next(node for node in found.passages if "bit into my mouth" in node.text)
+    # Resolving an answer's citations finds each one's support.
+    answer, citations, _ = resolve_citations(
+        f"The old horse said the hare might get off [{hare.id}]. The cold steel of the bit felt very bad in the "
+        f"mouth [{bit.id}]. [{found.passages[0].id}]", session.context, found)
+    supported = {citation.passage_id: citation.support for citation in citations}
+    text = session.context.book.text
+    for passage, words in ((hare, "perhaps the hare will get off"), (bit, "cold hard steel")):
+        support = supported[passage.id]
+        assert passage.start <= support["start"] < support["end"] <= passage.end
+        assert support["text"] == " ".join(text[support["start"]:support["end"]].split())
+        assert words in support["text"], support
+    # A passage cited by no sentence of its own is backed by the sentence before.
+    assert supported[found.passages[0].id] is not None
+    bare = [replace(citation, support=None) for citation in citations]
+    assert with_support("", bare, session.context) == bare  # no claim: no support
 
 
 def test_evidence_only_answers_load_no_model(session):

@@ -475,6 +475,7 @@ def test_a_citation_shows_its_passage_when_the_pointer_rests_on_it(qtbot, window
 
     from desktop.ask_panel import markdown_html
     from engine.answer.answering import resolve_citations
+    from engine.answer.digest import quoted
     from engine.answer.session import AnswerSession
     from engine.llm.settings import ModelSettings
 
@@ -494,7 +495,9 @@ def test_a_citation_shows_its_passage_when_the_pointer_rests_on_it(qtbot, window
     panel = window.ask_panel
     panel.show_result(result)
     preview = panel.link_preview(f"cite:{cited.id}")
-    assert preview.startswith(f"{citations[0].label}: \u201c" + " ".join(cited.text.split())[:40])
+    support = citations[0].support  # the sentence of the passage backing the claim, shown rather than its opening
+    assert "hare" in support["text"]
+    assert preview == f"{citations[0].label}: {quoted(support['text'])}\n(click to read it in the book)"
     assert panel.link_preview("quote:0").startswith(result["digest"][0]["label"])
     assert panel.link_preview("cite:p99.1") == ""
     view = panel.answer_view
@@ -502,6 +505,16 @@ def test_a_citation_shows_its_passage_when_the_pointer_rests_on_it(qtbot, window
                  for x in range(0, view.viewport().width(), 3) if view.anchorAt(QPoint(x, y)) == f"cite:{cited.id}")
     QApplication.sendEvent(view.viewport(), QHelpEvent(QEvent.Type.ToolTip, point, view.viewport().mapToGlobal(point)))
     assert QToolTip.text() == preview
+    # Followed, it shows the passage with that sentence marked within it.
+    with qtbot.waitSignal(panel.citationActivated) as activated:
+        panel.follow_link(f"cite:{cited.id}")
+    assert activated.args == [cited.start, cited.end, support["start"], support["end"]]
+    reader = window.reader
+    passage, sentence = reader.document_span(cited.start, cited.end), reader.document_span(support["start"],
+                                                                                           support["end"])
+    assert reader.highlighted_span() == (passage.selectionStart(), passage.selectionEnd())
+    assert reader.marked_sentence() == (sentence.selectionStart(), sentence.selectionEnd())
+    qtbot.waitUntil(lambda: reader.is_offset_visible(support["start"]), timeout=5000)
     # The answer's Markdown is rendered (a capable model writes some), its raw HTML shown as text,
     # and its links take the palette's colour, not a fixed blue.
     shown = view.toPlainText()
@@ -520,7 +533,7 @@ def test_a_citation_shows_its_passage_when_the_pointer_rests_on_it(qtbot, window
     label = asked.labels[cited.section]
     assert f"**The hare** ran [{label}].\nThe dogs followed [p99.1] <b>" in view.toPlainText()
     assert f'href="cite:{cited.id}"' in view.toHtml() and "cite:p99.1" not in view.toHtml()
-    assert panel.link_preview(f"cite:{cited.id}") == preview
+    assert panel.link_preview(f"cite:{cited.id}").startswith(f"{label}: " + quoted(" ".join(cited.text.split()))[:30])
     with qtbot.waitSignal(panel.passageActivated) as activated:
         panel.follow_link(f"cite:{cited.id}")
     assert activated.args == [cited.start, cited.end]

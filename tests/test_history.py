@@ -279,3 +279,18 @@ def test_a_model_that_cannot_be_loaded_loses_the_answer_not_the_evidence(fixture
     assert QUESTIONS[0] in out and QUESTIONS[1] in out and out.count("; the model could not answer") == 2
     code, out, _ = _run(capsys, "history", result["book_id"], "--show", str(result["history_id"]))
     assert f"*The model could not answer ({result['model_error']}): the evidence is what the book holds.*" in out
+
+
+def test_an_answers_markdown_quotes_the_sentence_backing_each_citation():
+    from engine.store.journal import HistoryEntry, entry_markdown
+
+    passage = "The colts ran to the hedge. \u201cPerhaps the hare will get off,\u201d said the old horse. They waited."
+    cited = {"passage_id": "p2.1", "section": 2, "label": "Chapter 2", "start": 100, "end": 100 + len(passage),
+             "quote": passage}
+    support = {"start": 128, "end": 180, "text": "\u201cPerhaps the hare will get off,\u201d said the old horse."}
+    backed = entry_markdown(HistoryEntry(1, 0.0, "What did the old horse say?", "He hoped it would escape [p2.1].",
+                                         {"citations": [{**cited, "support": support}]}))
+    assert f"- [p2.1] Chapter 2: {support['text']}\n" in backed  # dialogue keeps its own quotation marks
+    plain = entry_markdown(HistoryEntry(1, 0.0, "What did the old horse say?", "See [p2.1].",
+                                        {"citations": [{**cited, "support": None}]}))
+    assert "- [p2.1] Chapter 2: \u201cThe colts ran to the hedge." in plain  # an older record: the passage's opening

@@ -17,6 +17,7 @@ from .digest import DigestLine
 from .followup import Earlier
 from .planning import GLOBAL, MID, Plan, content_words, stem
 from .retrieval import Retrieval, cut_at
+from .support import with_support
 
 RETRY_BUDGET = 14
 # A small generator's answer is a draft under the digest: it reads the best
@@ -44,6 +45,8 @@ class Citation:
     start: int
     end: int
     quote: str
+    # The passage's sentence that best backs the answer's claim citing it: {"start", "end", "text"}.
+    support: dict | None = None
 
 
 @dataclass
@@ -154,7 +157,8 @@ def _ladder_notes(context, retrieval: Retrieval) -> str:
 
 def resolve_citations(text: str, context, retrieval: Retrieval) -> tuple[str, list[Citation], int]:
     """The answer with unresolvable citations removed, the citations that
-    resolve (in order of first use), and how many were dropped."""
+    resolve (in order of first use, each with the sentence backing its
+    claim), and how many were dropped."""
     store = context.store
     labels = {s.ordinal: s.label for s in context.book.sections}
     citations: dict[str, Citation] = {}
@@ -185,7 +189,7 @@ def resolve_citations(text: str, context, retrieval: Retrieval) -> tuple[str, li
 
     cleaned = _CITATION.sub(replace, text)
     cleaned = re.sub(r"[ \t]+([.,;:])", r"\1", re.sub(r"[ \t]{2,}", " ", cleaned)).strip()
-    return cleaned, list(citations.values()), dropped
+    return cleaned, with_support(cleaned, list(citations.values()), context), dropped
 
 
 def generate_answer(generator, context, retrieval: Retrieval, cancel: CancelToken, on_text=None,

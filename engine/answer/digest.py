@@ -60,7 +60,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         part = evidence.part
         wanted: dict[str, float] = {}
         for word in content_words(" ".join([part.text, *part.anchors, *part.names])):
-            wanted[stem(word)] = max(wanted.get(stem(word), 0.0), _weight(word, context.rarity))
+            wanted[stem(word)] = max(wanted.get(stem(word), 0.0), word_weight(word, context.rarity))
         anchors = [a.lower() for a in part.anchors]
         candidates = []
         seen: set[tuple[int, int]] = set()
@@ -86,7 +86,8 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         candidates.sort(key=lambda item: (-item[0], item[2]))
         shortlist = candidates[:_SHORTLIST]
         if embedder is not None:
-            similarity = _sentence_vectors(shortlist, evidence.passages, context) @ context.search.query_vector(part.text)
+            sentences = [(passage, start, end, sentence) for _, _, start, end, sentence, passage in shortlist]
+            similarity = sentence_vectors(sentences, context) @ context.search.query_vector(part.text)
         else:
             similarity = np.zeros(len(shortlist))
         scored = sorted(
@@ -102,27 +103,29 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
     return lines
 
 
-def _sentence_vectors(shortlist: list, passages, context) -> np.ndarray:
-    """The shortlisted sentences' vectors: read from the index where stage 1
-    stored them (milliseconds), embedded now where it did not."""
+def sentence_vectors(sentences: list[tuple], context) -> np.ndarray:
+    """Vectors of sentences given as (passage, start, end, text): read from
+    the index where stage 1 stored them (milliseconds), embedded now where
+    it did not."""
     stored = {}
+    passages = list({passage.id: passage for passage, *_ in sentences}.values())
     for passage_id, (spans, vectors) in context.sentence_vectors(passages).items():
         stored.update({(passage_id, span): vector for span, vector in zip(spans, vectors)})
     embedder = context.search.embedder
-    vectors = np.zeros((len(shortlist), embedder.dimension), dtype=np.float32)
+    vectors = np.zeros((len(sentences), embedder.dimension), dtype=np.float32)
     missing = []
-    for row, (_, _, start, end, _, passage) in enumerate(shortlist):
+    for row, (passage, start, end, _) in enumerate(sentences):
         vector = stored.get((passage.id, (start, end)))
         if vector is not None and vector.any():
             vectors[row] = vector
         else:
             missing.append(row)
     if missing:
-        vectors[missing] = embedder.embed([shortlist[row][4] for row in missing])
+        vectors[missing] = embedder.embed([sentences[row][3] for row in missing])
     return vectors
 
 
-def _weight(word: str, rarity) -> float:
+def word_weight(word: str, rarity) -> float:
     """Inverse passage frequency: a word in few of the book's passages says
     more about which sentence is meant than one found everywhere."""
     found = rarity.frequency.get(word.lower(), 0)

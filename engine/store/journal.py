@@ -261,7 +261,8 @@ def entry_markdown(entry: HistoryEntry) -> str:
         lines.append("**Cited passages**")
         lines.append("")
         for citation in citations:
-            quote = shown_text(citation["quote"], 300)
-            lines.append(f"- [{citation['passage_id']}] {citation['label']}: \u201c{quote}\u201d")
+            # The sentence backing the claim, where it was found; else the passage's opening.
+            quote = shown_text((citation.get("support") or {}).get("text") or citation["quote"], 300)
+            lines.append(f"- [{citation['passage_id']}] {citation['label']}: {quoted(quote)}")
         lines.append("")
     return "\n".join(lines)
