@@ -674,6 +674,11 @@ class AskPanel(QWidget):
                     f"{html.escape(quoted(focus['text']))}</i></p>") + page
         if page and within:
             page = f"<p><i>About {html.escape(within['label'])} only: nothing else is searched.</i></p>" + page
+        named = result.get("named")
+        if page and named:
+            page = (f"<p><i>The question names {html.escape(named['short'])}: half the evidence comes from "
+                    f"{'it' if len(named['sections']) == 1 else 'them'} first, the rest from the whole book.</i></p>"
+                    + page)
         follows = result.get("follows")
         if page and follows:
             earlier = html.escape(quoted(follows["question"]))
@@ -955,6 +960,7 @@ def _digest_payload(session, lines, retrieval, follows: dict | None = None, rela
         "reading_limit": session.context.reading_limit(retrieval.until),
         "focus": focus_record(session.context, retrieval.focus) if retrieval.focus else None,
         "within": within_record(session.context, retrieval.within) if retrieval.within else None,
+        "named": within_record(session.context, retrieval.named) if retrieval.named else None,
         "follows": follows,
         "meaning_share": round(retrieval.meaning_share, 3),
     }

@@ -199,12 +199,14 @@ def run_retrieve(args) -> int:
     check_question(args.question, args.book)  # before a new book's import and indexing, not after
     session = _session(args.book)
     until = _until(session, args.up_to)
-    focus, within = _about(session, args.about), session.checked_within(args.within, until)
+    focus = _about(session, args.about)
+    within = session.scope(args.question, focus, args.within, until)
     after = _after(session, args)
     plan = session.plan(args.question, planner=args.planner, until=until, focus=focus, within=within, after=after)
     from .answer.retrieval import retrieve
 
-    found = retrieve(plan, session.context, budget=args.budget, until=until, focus=focus, within=within)
+    found = retrieve(plan, session.context, budget=args.budget, until=until, focus=focus, within=within,
+                     named=session.named_sections(args.question, focus, within))
     return _show_evidence(session, found, args.question, args.json, until, focus, within, after)
 
 
@@ -240,6 +242,7 @@ def _show_evidence(session, found, question: str, as_json: bool, until, focus, w
             "reading_limit": session.context.reading_limit(until),
             "focus": focus_record(session.context, focus) if focus else None,
             "within": within_record(session.context, within) if within else None,
+            "named": within_record(session.context, found.named) if found.named else None,
             "follows": session.follows(question, after, until),
             "meaning_share": round(found.meaning_share, 3),
             "timings": {"retrieval_ms": round(found.seconds * 1000, 1)},

@@ -286,6 +286,57 @@ def test_a_question_about_a_selected_passage_leads_with_it(session):
         session.retrieve(question, focus=(len(text), len(text) + 5))
 
 
+def test_the_chapters_a_question_names_are_found_by_their_numbers(tmp_path):
+    from engine.answer.named import sections_named_in
+    from engine.importer import parse_book
+    from engine.paths import sample_book_path
+
+    carol = parse_book(sample_book_path())  # five staves
+    assert sections_named_in("Summarize Stave 3", carol) == ([3], True)
+    assert sections_named_in("What happens in chapter three?", carol) == ([3], True)  # a stave by any name
+    assert sections_named_in("What happens in Staves II and III?", carol) == ([2, 3], True)
+    assert sections_named_in("Summarise staves 2-4 briefly", carol) == ([2, 3, 4], True)
+    assert sections_named_in("What happens in the last stave?", carol) == ([5], True)
+    assert sections_named_in("What does the first chapter tell us about Scrooge?", carol) == ([1], False)
+    assert sections_named_in("How does the storm in stave 3 foreshadow the ending?", carol) == ([3], False)
+    assert sections_named_in("Who is Marley?", carol) == ([], False)
+    assert sections_named_in("What happens in chapter 9?", carol) == ([], False)  # no such stave
+    # A book in parts: a chapter number alone is in each part; a part and a chapter, in that part.
+    body = "Some words of the chapter go here, and more words follow them in a line.\n\n" * 30
+    text = "A TALE OF PARTS\n\nby Nobody\n\n\n" + "".join(
+        f"PART {part}.\n\n\n" + "".join(f"CHAPTER {chapter}.\n\n{body}\n\n" for chapter in ("I", "II", "III"))
+        for part in ("I", "II"))
+    (tmp_path / "parts.txt").write_text(text, encoding="utf-8")
+    parts = parse_book(tmp_path / "parts.txt")
+    assert [section.label for section in parts.sections][2:4] == ["Part I, Chapter III", "Part II, Chapter I"]
+    assert sections_named_in("What happens in chapter 3?", parts) == ([3, 6], True)
+    assert sections_named_in("Summarize Part 2, chapter 3", parts) == ([6], True)
+    assert sections_named_in("What happens in part two?", parts) == ([4, 5, 6], True)
+
+
+def test_a_question_that_names_a_chapter_is_answered_from_it(session):
+    from engine.errors import ChapterhouseError
+
+    alone = session.retrieve("What happens in chapter 2?", budget=6)
+    assert alone.within == [2] and {node.section for node in alone.passages} == {2}
+    stopped = CancelToken()
+    stopped.cancel()  # the evidence is what this is about, not the model's words
+    result = session.ask("What happens in chapter 2?", budget=6, planner="code", cancel=stopped)
+    assert result.within["sections"] == [2] and result.named is None and result.as_dict()["within"] == result.within
+    # Beside a subject of its own: half the budget from the chapter first, then the whole book.
+    question = "What did the old horse say about the hare in chapter 3?"
+    beside = session.retrieve(question, budget=6)
+    assert beside.within is None and beside.named == [3]
+    assert [node.section for node in beside.ranked[:3]] == [3, 3, 3]
+    assert {node.section for node in beside.ranked[3:]} != {3}
+    assert session.retrieve("What did the old horse say about the hare?", budget=6).named is None
+    # Past a reader's position: said in one line, as for a chapter picked.
+    third = session.context.book.sections[2]
+    with pytest.raises(ChapterhouseError, match="Chapter 3.* lies past the reading limit"):
+        session.retrieve("Summarize chapter 3", budget=6, until=third.start - 1)
+    assert session.retrieve(question, budget=6, until=third.start - 1).named is None  # not begun: not searched
+
+
 def test_a_question_about_one_chapter_searches_only_it_and_spends_the_budget_there(session):
     from engine.errors import ChapterhouseError
 

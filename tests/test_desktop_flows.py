@@ -1785,3 +1785,26 @@ def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
     panel.set_within([3])
     panel.set_focus(0, 20)
     assert panel.within is None and panel.focus == (0, 20)
+    panel.clear_focus()
+    # Typed, a question that names a chapter and asks nothing else of it is about that chapter alone.
+    panel.question.setText("Summarize chapter 2")
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as typed:
+        panel.ask()
+    assert typed.args[0]["within"]["sections"] == [2]
+    assert f"About {name} only: nothing else is searched." in panel.answer_view.toPlainText()
+    qtbot.waitUntil(lambda: panel.history.item(0).text() == "[in Chapter 2] Summarize chapter 2", timeout=10000)
+    # Named beside a subject of its own, the page says where the evidence comes from first.
+    panel.question.setText("What did the old horse say about the hare in chapter 3?")
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as beside:
+        panel.ask()
+    assert beside.args[0]["within"] is None and beside.args[0]["named"]["sections"] == [3]
+    assert ("The question names Chapter 3: half the evidence comes from it first, the rest from the whole book."
+            in panel.answer_view.toPlainText())
+    # Past where the reader has read, it is said in one line, and the answer shown stays.
+    panel.so_far.setChecked(True)
+    with qtbot.waitSignal(panel.answerFailed, timeout=60000) as refused:
+        panel.question.setText("What happens in chapter 3?")
+        panel.ask()
+    assert "Chapter 3" in refused.args[0] and "lies past the reading limit" in refused.args[0]
+    assert panel.result["named"]["sections"] == [3]
+    window.close()

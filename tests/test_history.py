@@ -184,6 +184,21 @@ def test_a_question_about_one_chapter_from_the_command_line(fixtures, capsys):
     code, out, err = _run(capsys, "retrieve", found["book_id"], "What happens here?", "--in", "9")
     assert code == 2 and err == ("chapterhouse: error: Three Chapters from Black Beauty: section 9: the book has "
                                  "sections 1 to 3 (see `chapterhouse sections`)\n")
+    # A question that names a chapter and asks nothing else of it is about it, as with --in.
+    code, out, err = _run(capsys, "retrieve", found["book_id"], "Summarize chapter two", "--json")
+    named = json.loads(out)
+    assert code == 0 and named["within"] == found["within"] and named["named"] is None
+    assert {passage["section"] for passage in named["passages"]} == {2}
+    code, out, err = _run(capsys, "ask", found["book_id"], "What happens in the last chapter?", "--up-to", "1",
+                          "--answers", "evidence")
+    assert code == 2 and "Chapter 3" in err and "lies past the reading limit (up to Chapter 1" in err
+    # Named beside a subject of its own, half the evidence comes from it first, the rest from the whole book.
+    code, out, err = _run(capsys, "retrieve", found["book_id"], "What did the old horse say about the hare in "
+                          "chapter 3?", "--json", "--budget", "4")
+    beside = json.loads(out)
+    assert code == 0 and beside["within"] is None and beside["named"]["sections"] == [3]
+    sections = [passage["section"] for passage in beside["passages"]]
+    assert sections.count(3) >= 2 and set(sections) != {3}
 
 
 def test_a_follow_up_question_from_the_command_line(fixtures, capsys):

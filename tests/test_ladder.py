@@ -171,6 +171,12 @@ def test_the_answer_prompt_adds_the_ladder_by_scope(full, models):
             assert (f"{labels[section]}: {summary}" in text) == (section in retrieved), (scope, section)
     assert book_summary not in prompts[MID][1] and characters[:200] not in prompts[MID][1]
     assert book_summary in prompts[GLOBAL][1] and characters[:200] in prompts[GLOBAL][1]
+    # A question about a chapter gets its summary whatever its scope ("Summarize the last chapter").
+    last = len(context.book.sections)
+    plan = session.plan("Summarize the last chapter", within=[last])
+    plan.scope = LOCAL
+    _, user = answer_messages(context, retrieve(plan, context, budget=2, within=[last]))
+    assert f"{labels[last]}: {section_summaries[last]}" in user.content
 
 
 def test_summaries_route_retrieval_only_when_a_capable_generator_wrote_them(full, models, tmp_path):

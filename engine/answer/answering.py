@@ -72,6 +72,7 @@ class AnswerResult:
     reading_limit: dict | None = None  # {"until", "section", "label"}: nothing after a reader's position was used
     focus: dict | None = None  # {"start", "end", "label", "text"}: the selected text the question is about
     within: dict | None = None  # {"sections", "label", "short"}: the chapters the question is about, the only ones used
+    named: dict | None = None  # {"sections", "label", "short"}: chapters the question names, half the evidence from them
     follows: dict | None = None  # {"question", "taken_as"}: the earlier question a follow-up followed
     related: bool = False  # passages elsewhere telling of the `focus`, found without a model
 
@@ -86,7 +87,7 @@ class AnswerResult:
             "plan": self.plan.as_dict(), "plan_path": self.plan.path,
             "timings": self.timings, "tokens": self.tokens, "discarded_draft": self.discarded_draft,
             "written": self.written, "reading_limit": self.reading_limit, "focus": self.focus, "within": self.within,
-            "follows": self.follows, "related": self.related,
+            "named": self.named, "follows": self.follows, "related": self.related,
             "meaning_share": round(self.retrieval.meaning_share, 3), "model_error": self.model_error,
         }
 
@@ -133,14 +134,16 @@ def _shown(retrieval: Retrieval, limit: int | None) -> list:
 
 
 def _ladder_notes(context, retrieval: Retrieval) -> str:
-    """Summaries by scope: the sections the passages come from for MID, the
-    upper tiers and cards for GLOBAL. Up to a reader's position, only the
-    summaries of sections read to their end (tiers and cards tell the rest)."""
+    """Summaries by scope: the sections the passages come from for MID (and
+    for a question about chapters, whatever its scope: "Summarize the last
+    chapter"), the upper tiers and cards for GLOBAL. Up to a reader's
+    position, only the summaries of sections read to their end (tiers and
+    cards tell the rest)."""
     store = context.store
     notes = []
     labels = {s.ordinal: s.label for s in context.book.sections}
     read = context.sections_read(retrieval.until)
-    if retrieval.plan.scope in (MID, GLOBAL):
+    if retrieval.plan.scope in (MID, GLOBAL) or retrieval.within:
         for section in retrieval.sections[:6]:
             node = store.node(f"s{section}")
             if node is not None and node.kind == SECTION_SUMMARY and (read is None or section in read):

@@ -72,6 +72,7 @@ class Retrieval:
     meaning_share: float = 1.0
     focus: tuple[int, int] | None = None  # the span of text the question is about (a reader's selection)
     within: list[int] | None = None  # the sections the question is about (a chapter), the only ones searched
+    named: list[int] | None = None  # sections the question names, half the budget taken from them first
 
     @property
     def ranked(self) -> list[Node]:
@@ -115,24 +116,19 @@ class Rarity:
 
 def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = None,
              until: int | None = None, focus: tuple[int, int] | None = None,
-             within: list[int] | None = None, leave_out: set[str] | None = None) -> Retrieval:
+             within: list[int] | None = None, leave_out: set[str] | None = None,
+             named: list[int] | None = None) -> Retrieval:
     """Passages for each part of the plan, at most `budget` in all; with
     `until`, only the text before that offset; with `focus` (the span of
     text the reader asks about), the passages holding it first, whole
     wherever it is; with `within` (section ordinals: a chapter asked
-    about), only from those sections. Passages in `leave_out` are not picked."""
+    about), only from those sections; with `named` (sections the question
+    names beside a subject of its own), half the budget from those first.
+    Passages in `leave_out` are not picked."""
     features = features or Features()
     started = time.perf_counter()
     searched = _searched_sections(context, until, within)
-    rankings = [_rank_part(part, plan, context, features, until, searched) for part in plan.parts]
-    if features.whole_question and len(plan.parts) > 1:
-        whole = PlanPart(text=plan.question, anchors=[], several=any(p.several for p in plan.parts))
-        whole_ranking = _rank_part(whole, plan, context, features, until, searched)
-        # Parts cut from the question by code are weak queries on their own
-        # ("how is it fulfilled"): there the whole question leads. Measured on
-        # the development set (location recall at 6 passages 0.749 -> 0.766).
-        weight = WHOLE_QUESTION_WEIGHT[plan.path]
-        rankings = [_blend(ranking, whole_ranking, weight) for ranking in rankings]
+    rankings = _part_rankings(plan, context, features, until, searched)
     parts = [PartEvidence(part=part) for part in plan.parts]
     chosen: dict[str, int] = {}
     left_out = leave_out or set()
@@ -155,6 +151,29 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     # budget left after the usual rounds goes to more from the same sections,
     # and a part asking for several instances may then take more than one
     # from a section.
+    named_searched = _named_sections(named, searched)
+    if named_searched:
+        reserve = -(-budget // 2) - len(chosen)
+        named_cap = -(-reserve // len(named_searched))
+        named_rankings = _part_rankings(plan, context, features, until, named_searched)
+        cursors = [0] * len(parts)
+        while len(chosen) < budget and reserve > 0:
+            progress = False
+            for index, (evidence, ranking) in enumerate(zip(parts, named_rankings)):
+                while cursors[index] < len(ranking) and reserve > 0:
+                    node_id, section, sources = ranking[cursors[index]]
+                    cursors[index] += 1
+                    if node_id in chosen or node_id in left_out or per_section[section] >= named_cap:
+                        continue
+                    chosen[node_id] = index
+                    per_section[section] += 1
+                    picked_by_part[index].add(section)
+                    evidence.sources[node_id] = sources + ["named"]
+                    reserve -= 1
+                    progress = True
+                    break
+            if not progress:
+                break
     sections = len(context.book.sections) if searched is None else sum(1 for s in searched if s is not None)
     cap = max(MAX_PER_SECTION, -(-budget // max(1, sections)))
     # (cap on passages per section, whether a "several" part takes one per section)
@@ -197,7 +216,28 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     for evidence in parts:
         evidence.passages.sort(key=lambda node: node.start or 0)
     return Retrieval(plan=plan, parts=parts, seconds=time.perf_counter() - started, order=list(chosen), until=until,
-                     meaning_share=context.meaning_share, focus=focus, within=within)
+                     meaning_share=context.meaning_share, focus=focus, within=within, named=named_searched or None)
+
+
+def _named_sections(named: list[int] | None, searched: list[int | None] | None) -> list[int]:
+    """The named sections that may be searched (begun before a reader's position, in the chapters asked about)."""
+    if not named:
+        return []
+    return [section for section in named if searched is None or section in searched]
+
+
+def _part_rankings(plan: Plan, context, features: Features, until: int | None, searched: list[int | None] | None):
+    """Each part's ranking of the passages in the sections `searched`."""
+    rankings = [_rank_part(part, plan, context, features, until, searched) for part in plan.parts]
+    if features.whole_question and len(plan.parts) > 1:
+        whole = PlanPart(text=plan.question, anchors=[], several=any(p.several for p in plan.parts))
+        whole_ranking = _rank_part(whole, plan, context, features, until, searched)
+        # Parts cut from the question by code are weak queries on their own
+        # ("how is it fulfilled"): there the whole question leads. Measured on
+        # the development set (location recall at 6 passages 0.749 -> 0.766).
+        weight = WHOLE_QUESTION_WEIGHT[plan.path]
+        rankings = [_blend(ranking, whole_ranking, weight) for ranking in rankings]
+    return rankings
 
 
 def _searched_sections(context, until: int | None, within: list[int] | None) -> list[int | None] | None:

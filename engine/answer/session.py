@@ -17,6 +17,7 @@ from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing,
     not_found, resolve_citations
 from .digest import DigestLine, evidence_digest
 from .followup import Earlier, as_earlier, follow_up_question, follows_record
+from .named import sections_named_in
 from .related import RELATED_BUDGET, RELATED_QUESTION, related_plan
 from .retrieval import Features, Retrieval, retrieve
 from .selection import about_question, focus_record, within_question, within_record
@@ -145,9 +146,11 @@ class AnswerSession:
                  cancel: CancelToken | None = None, until: int | None = None,
                  focus: tuple[int, int] | None = None, within: list[int] | None = None,
                  after: str | Earlier | None = None) -> Retrieval:
-        focus, within = self.checked_focus(focus), self.checked_within(within, until)
+        focus = self.checked_focus(focus)
+        within = self.scope(question, focus, within, until)
         return retrieve(self.plan(question, planner, cancel, until, focus, within, after), self.context,
-                        budget=budget, features=features, until=until, focus=focus, within=within)
+                        budget=budget, features=features, until=until, focus=focus, within=within,
+                        named=self.named_sections(question, focus, within))
 
     def related(self, focus: tuple[int, int], budget: int = RELATED_BUDGET, until: int | None = None,
                 within: list[int] | None = None) -> Retrieval:
@@ -172,6 +175,27 @@ class AnswerSession:
         if as_earlier(after) is None:
             return None
         return follows_record(after, follow_up_question(question, after, self.context.characters_known_by(until)))
+
+    def scope(self, question: str, focus: tuple[int, int] | None, within: list[int] | None,
+              until: int | None = None) -> list[int] | None:
+        """The chapters a question is about (checked as `checked_within`
+        does): those given, else those it names and asks about alone
+        ("Summarize Stave 3"; see named.py). Not for a question about a
+        selection, which is about that."""
+        if within is None and focus is None:
+            named, only = sections_named_in(question, self.indexer.book)
+            within = named if only else None
+        return self.checked_within(within, until)
+
+    def named_sections(self, question: str, focus: tuple[int, int] | None,
+                       within: list[int] | None) -> list[int] | None:
+        """The sections a question names beside a subject of its own ("How
+        does the storm in chapter 3 foreshadow the end?"): half the budget
+        comes from them first, the rest from the whole book (see named.py)."""
+        if within is not None or focus is not None:
+            return None
+        named, only = sections_named_in(question, self.indexer.book)
+        return named if named and not only else None
 
     def checked_within(self, within: list[int] | None, until: int | None = None) -> list[int] | None:
         """Section ordinals asked about, refused in one line when the book has
@@ -264,7 +288,9 @@ class AnswerSession:
         the book tells of the `focus`: the evidence alone, no model call."""
         cancel = cancel or CancelToken()
         started = time.perf_counter()
-        focus, within = self.checked_focus(focus), self.checked_within(within, until)
+        focus = self.checked_focus(focus)
+        within = self.checked_within(within, until) if related else self.scope(question, focus, within, until)
+        named = None if related else self.named_sections(question, focus, within)
         if planner == "auto" and not self.writes_answers:
             planner = "code"
         if related:
@@ -275,7 +301,8 @@ class AnswerSession:
         else:
             plan = self.plan(question, planner, cancel, until, focus, within, after)
             planned = time.perf_counter()
-            retrieval = retrieve(plan, self.context, budget=budget, until=until, focus=focus, within=within)
+            retrieval = retrieve(plan, self.context, budget=budget, until=until, focus=focus, within=within,
+                                 named=named)
         # The evidence shown first is timed, not a retry's wider retrieval.
         retrieval_seconds = retrieval.seconds
         digest = self.digest(retrieval)
@@ -286,6 +313,7 @@ class AnswerSession:
         limit = self.context.reading_limit(until)
         about = focus_record(self.context, focus) if focus is not None else None
         chapters = within_record(self.context, within) if within is not None else None
+        named_record = within_record(self.context, retrieval.named) if retrieval.named else None
         follows = None if related else self.follows(question, after, until)
 
         def timings(first_token: float | None) -> dict:
@@ -299,7 +327,8 @@ class AnswerSession:
                 question=question, answer="", lead="digest", citations=[], citations_dropped=0, not_found=False,
                 retried=False, digest=digest, retrieval=retrieval, plan=plan, cancelled=cancel.cancelled,
                 labels=labels, timings=timings(None), reading_limit=limit, focus=about,
-                within=chapters, follows=follows, tokens={"prompt": 0, "processed": 0, "generated": 0}, **why)
+                within=chapters, named=named_record, follows=follows, tokens={"prompt": 0, "processed": 0, "generated": 0},
+                **why)
 
         if related:
             return evidence_alone(written=False, related=True)
@@ -319,7 +348,8 @@ class AnswerSession:
             if (generated["finish"] != "cancelled" and not_found(generated["text"]) and budget < RETRY_BUDGET
                     and not draft):
                 retried = True
-                retrieval = retrieve(plan, self.context, budget=RETRY_BUDGET, until=until, focus=focus, within=within)
+                retrieval = retrieve(plan, self.context, budget=RETRY_BUDGET, until=until, focus=focus, within=within,
+                                     named=named)
                 if on_retry is not None:
                     on_retry(retrieval)
                 first = generated
@@ -339,6 +369,6 @@ class AnswerSession:
             citations=citations, citations_dropped=dropped, not_found=not_found(answer), retried=retried,
             digest=digest, retrieval=retrieval, plan=plan, cancelled=generated["finish"] == "cancelled",
             labels=labels, discarded_draft=discarded, timings=timings(generated["first_token"]), reading_limit=limit,
-            focus=about, within=chapters, follows=follows,
+            focus=about, within=chapters, named=named_record, follows=follows,
             tokens={key: generated[key] for key in ("prompt", "processed", "generated")},
         )
