@@ -54,6 +54,9 @@ ASKED_ROLE = Qt.ItemDataRole.UserRole + 2  # when a history item was asked (Unix
 SEARCH_ROLE = Qt.ItemDataRole.UserRole + 3  # what the history's filter looks in, made once per item
 FOLLOWED_AS_ROLE = Qt.ItemDataRole.UserRole + 4  # a history question as a follow-up to it reads it
 _SO_FAR = "Only what I have read"
+# What the evidence of a question about the whole book is (engine/answer/overview.py).
+_OVERVIEWS = {"outline": "the book in outline, each chapter's opening across it",
+              "opening": "the book's first pages", "ending": "the book's last pages"}
 _CITATION = re.compile(r"\[((?:p\d+\.\d+)(?:,\s*p\d+\.\d+)*)\]")
 
 
@@ -674,6 +677,9 @@ class AskPanel(QWidget):
                     f"{html.escape(quoted(focus['text']))}</i></p>") + page
         if page and within:
             page = f"<p><i>About {html.escape(within['label'])} only: nothing else is searched.</i></p>" + page
+        outline = _OVERVIEWS.get(result.get("overview"))
+        if page and outline:
+            page = f"<p><i>A question about the whole book: its evidence is {outline}.</i></p>" + page
         named = result.get("named")
         if page and named:
             page = (f"<p><i>The question names {html.escape(named['short'])}: half the evidence comes from "
@@ -961,6 +967,7 @@ def _digest_payload(session, lines, retrieval, follows: dict | None = None, rela
         "focus": focus_record(session.context, retrieval.focus) if retrieval.focus else None,
         "within": within_record(session.context, retrieval.within) if retrieval.within else None,
         "named": within_record(session.context, retrieval.named) if retrieval.named else None,
+        "overview": retrieval.overview,
         "follows": follows,
         "meaning_share": round(retrieval.meaning_share, 3),
     }

@@ -203,10 +203,7 @@ def run_retrieve(args) -> int:
     within = session.scope(args.question, focus, args.within, until)
     after = _after(session, args)
     plan = session.plan(args.question, planner=args.planner, until=until, focus=focus, within=within, after=after)
-    from .answer.retrieval import retrieve
-
-    found = retrieve(plan, session.context, budget=args.budget, until=until, focus=focus, within=within,
-                     named=session.named_sections(args.question, focus, within))
+    found = session.evidence(plan, args.question, args.budget, until, focus, within, after)
     return _show_evidence(session, found, args.question, args.json, until, focus, within, after)
 
 
@@ -243,6 +240,7 @@ def _show_evidence(session, found, question: str, as_json: bool, until, focus, w
             "focus": focus_record(session.context, focus) if focus else None,
             "within": within_record(session.context, within) if within else None,
             "named": within_record(session.context, found.named) if found.named else None,
+            "overview": found.overview,
             "follows": session.follows(question, after, until),
             "meaning_share": round(found.meaning_share, 3),
             "timings": {"retrieval_ms": round(found.seconds * 1000, 1)},

@@ -337,6 +337,45 @@ def test_a_question_that_names_a_chapter_is_answered_from_it(session):
     assert session.retrieve(question, budget=6, until=third.start - 1).named is None  # not begun: not searched
 
 
+def test_a_question_about_the_whole_book_gets_the_book_in_outline(session):
+    from engine.answer.overview import asks_about_the_whole_book
+
+    for whole in ("What is this book about?", "Summarize the novel", "What's the plot?", "How does the story end?",
+                  "Who is the main character of the story?", "Give me a synopsis of the whole story"):
+        assert asks_about_the_whole_book(whole), whole
+    for not_whole in ("What happens to him?", "What is it about?", "Who is Marley?", "What does the knocker mean?",
+                      "What does \u201cBah! Humbug!\u201d mean?", "What are the themes of the book?"):
+        assert not asks_about_the_whole_book(not_whole), not_whole
+    context = session.context
+    openings = {section.ordinal: min((start, node_id) for node_id, start in context.start_of.items()
+                                     if context.section_of[node_id] == section.ordinal)[1]
+                for section in context.book.sections}
+    outline = session.retrieve("What is this book about?", budget=6)
+    assert outline.overview == "outline" and outline.plan.scope == "GLOBAL" and len(outline.passages) == 6
+    assert set(openings.values()) <= {node.id for node in outline.passages}  # each chapter's opening
+    assert [node.start for node in outline.passages] == sorted(node.start for node in outline.passages)
+    # Its digest quotes the outline: the first sentence of the first, middle and last chapters' openings.
+    digest = session.digest(outline)
+    assert [line.section for line in digest] == [1, 2, 3]
+    assert all(line.passage_id == openings[line.section] for line in digest)
+    ending = session.retrieve("How does the story end?", budget=3)
+    last = max(context.start_of, key=context.start_of.get)
+    assert ending.overview == "ending" and last in {node.id for node in ending.passages}
+    # How it ends: the book's last sentences.
+    assert session.digest(ending)[-1].end == max(end for _, end in context.sentences(context.store.node(last)))
+    # Up to a reader's position: nothing after it, the outline of what has been read.
+    second = context.book.sections[1]
+    limited = session.retrieve("How does the story end?", budget=3, until=second.start + 200)
+    assert all(node.end <= second.start + 200 for node in limited.passages)
+    # A pronoun, a name or a chapter of its own, or a follow-up, is searched for as usual.
+    assert session.retrieve("What happens in chapter 2?", budget=3).overview is None
+    assert session.retrieve("What happens?", budget=3, after="Who was Dick?").overview is None
+    stopped = CancelToken()
+    stopped.cancel()
+    result = session.ask("Summarize the book", budget=6, planner="code", cancel=stopped)
+    assert result.overview == "outline" and result.as_dict()["overview"] == "outline"
+
+
 def test_a_question_about_one_chapter_searches_only_it_and_spends_the_budget_there(session):
     from engine.errors import ChapterhouseError
 

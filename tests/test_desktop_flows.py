@@ -1807,4 +1807,12 @@ def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
         panel.ask()
     assert "Chapter 3" in refused.args[0] and "lies past the reading limit" in refused.args[0]
     assert panel.result["named"]["sections"] == [3]
+    # About the whole book and nothing in it: the page says what its evidence is.
+    panel.so_far.setChecked(False)
+    panel.question.setText("How does the story end?")
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as whole:
+        panel.ask()
+    assert whole.args[0]["overview"] == "ending"
+    assert ("A question about the whole book: its evidence is the book's last pages."
+            in panel.answer_view.toPlainText())
     window.close()

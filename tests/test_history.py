@@ -199,6 +199,11 @@ def test_a_question_about_one_chapter_from_the_command_line(fixtures, capsys):
     assert code == 0 and beside["within"] is None and beside["named"]["sections"] == [3]
     sections = [passage["section"] for passage in beside["passages"]]
     assert sections.count(3) >= 2 and set(sections) != {3}
+    # About the whole book and nothing in it: the book in outline.
+    code, out, err = _run(capsys, "retrieve", found["book_id"], "What is this book about?", "--json", "--budget", "3")
+    outline = json.loads(out)
+    assert code == 0 and outline["overview"] == "outline" and outline["plan"]["scope"] == "GLOBAL"
+    assert [passage["section"] for passage in outline["passages"]] == [1, 2, 3]
 
 
 def test_a_follow_up_question_from_the_command_line(fixtures, capsys):

@@ -73,6 +73,7 @@ class AnswerResult:
     focus: dict | None = None  # {"start", "end", "label", "text"}: the selected text the question is about
     within: dict | None = None  # {"sections", "label", "short"}: the chapters the question is about, the only ones used
     named: dict | None = None  # {"sections", "label", "short"}: chapters the question names, half the evidence from them
+    overview: str | None = None  # a question about the whole book: "outline", "opening" or "ending" (retrieval.py)
     follows: dict | None = None  # {"question", "taken_as"}: the earlier question a follow-up followed
     related: bool = False  # passages elsewhere telling of the `focus`, found without a model
 
@@ -87,7 +88,7 @@ class AnswerResult:
             "plan": self.plan.as_dict(), "plan_path": self.plan.path,
             "timings": self.timings, "tokens": self.tokens, "discarded_draft": self.discarded_draft,
             "written": self.written, "reading_limit": self.reading_limit, "focus": self.focus, "within": self.within,
-            "named": self.named, "follows": self.follows, "related": self.related,
+            "named": self.named, "overview": self.overview, "follows": self.follows, "related": self.related,
             "meaning_share": round(self.retrieval.meaning_share, 3), "model_error": self.model_error,
         }
 

@@ -51,6 +51,8 @@ class DigestLine:
 
 
 def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
+    if retrieval.overview:
+        return _outline_digest(retrieval, context)
     book = context.book
     embedder = context.search.embedder
     lines: list[DigestLine] = []
@@ -100,6 +102,42 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
             lines.append(DigestLine(part=index, text=sentence, passage_id=passage.id, section=passage.section,
                                     label=section.label if section else "", start=start, end=end,
                                     score=round(score, 4)))
+    return lines
+
+
+def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
+    """For a question about the whole book no sentence matches better than
+    another by its words: the book's own outline is quoted instead, the
+    first sentence of three chapters' openings spread across it (first,
+    middle, last), or the book's first or last sentences for how it begins
+    or ends."""
+    book = context.book
+    passages = retrieval.parts[0].passages if retrieval.parts else []
+    sentences, seen = [], set()
+    for passage in passages:
+        for start, end in context.sentences(passage):
+            # Passages overlap: a sentence in two is quoted once.
+            if end <= passage.end and (start, end) not in seen and len(book.text[start:end].split()) >= 4:
+                seen.add((start, end))
+                sentences.append((passage, start, end))
+    if retrieval.overview == "ending":
+        picked = sentences[-_MAX_LINES:]
+    elif retrieval.overview == "opening":
+        picked = sentences[:_MAX_LINES]
+    else:
+        firsts, sections = [], set()
+        for item in sentences:
+            if item[0].section not in sections:
+                sections.add(item[0].section)
+                firsts.append(item)
+        picked = [firsts[round(i * (len(firsts) - 1) / (_MAX_LINES - 1))] for i in range(_MAX_LINES)] \
+            if len(firsts) > _MAX_LINES else firsts
+    lines = []
+    for passage, start, end in picked:
+        section = book.sections[passage.section - 1] if passage.section else None
+        lines.append(DigestLine(part=0, text=" ".join(book.text[start:end].split()), passage_id=passage.id,
+                                section=passage.section, label=section.label if section else "", start=start,
+                                end=end, score=0.0))
     return lines
 
 

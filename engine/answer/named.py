@@ -26,7 +26,7 @@ _RANGE = re.compile(rf"\b({_NUMBER})\s*(?:-|\u2013|to|through)\s*({_NUMBER})\b",
 _POSITIONED = re.compile(rf"\bthe\s+(first|opening|last|final|closing|{WORD_NUMBER_PATTERN})\s+({_KINDS})\b",
                          re.IGNORECASE)
 # Words that ask what a chapter holds rather than about a subject of their own.
-_GENERIC = {"summarize", "summarise", "summary", "summaries", "recap", "happen", "happens", "happened", "happening",
+GENERIC_WORDS = {"summarize", "summarise", "summary", "summaries", "recap", "happen", "happens", "happened", "happening",
             "events", "event", "plot", "going", "describe", "description", "overview", "outline", "appear",
             "appears", "characters", "character", "main", "key", "important", "points", "point", "tell", "story",
             "explain", "brief", "briefly", "short", "sum", "gist", "covered", "cover", "covers", "chapter",
@@ -53,7 +53,7 @@ def sections_named_in(question: str, book) -> tuple[list[int], bool]:
     if not found:
         return [], False
     rest = _POSITIONED.sub(" ", _NUMBERED.sub(" ", question))
-    only = all(word.lower() in _GENERIC for word in content_words(rest))
+    only = all(word.lower() in GENERIC_WORDS for word in content_words(rest))
     return sorted(found), only
 
 

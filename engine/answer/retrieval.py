@@ -73,6 +73,9 @@ class Retrieval:
     focus: tuple[int, int] | None = None  # the span of text the question is about (a reader's selection)
     within: list[int] | None = None  # the sections the question is about (a chapter), the only ones searched
     named: list[int] | None = None  # sections the question names, half the budget taken from them first
+    # A question about the whole book: "outline" (each chapter's opening), "opening" or "ending" (its first or
+    # last passages), not a search.
+    overview: str | None = None
 
     @property
     def ranked(self) -> list[Node]:

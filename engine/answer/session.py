@@ -18,6 +18,7 @@ from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing,
 from .digest import DigestLine, evidence_digest
 from .followup import Earlier, as_earlier, follow_up_question, follows_record
 from .named import sections_named_in
+from .overview import asks_about_the_whole_book, overview
 from .related import RELATED_BUDGET, RELATED_QUESTION, related_plan
 from .retrieval import Features, Retrieval, retrieve
 from .selection import about_question, focus_record, within_question, within_record
@@ -148,9 +149,21 @@ class AnswerSession:
                  after: str | Earlier | None = None) -> Retrieval:
         focus = self.checked_focus(focus)
         within = self.scope(question, focus, within, until)
-        return retrieve(self.plan(question, planner, cancel, until, focus, within, after), self.context,
-                        budget=budget, features=features, until=until, focus=focus, within=within,
-                        named=self.named_sections(question, focus, within))
+        return self.evidence(self.plan(question, planner, cancel, until, focus, within, after), question, budget,
+                             until, focus, within, after, features)
+
+    def evidence(self, plan: Plan, question: str, budget: int = 12, until: int | None = None,
+                 focus: tuple[int, int] | None = None, within: list[int] | None = None,
+                 after: str | Earlier | None = None, features: Features | None = None) -> Retrieval:
+        """The passages for a planned question (`within` and `focus` checked):
+        the book in outline for a question about the whole of it and nothing
+        in particular (overview.py), else retrieval, with half the budget from
+        the chapters it names beside a subject of its own (named.py)."""
+        if (within is None and focus is None and as_earlier(after) is None
+                and not self.named_sections(question, focus, within) and asks_about_the_whole_book(question)):
+            return overview(plan, question, self.context, budget, until)
+        return retrieve(plan, self.context, budget=budget, features=features, until=until, focus=focus,
+                        within=within, named=self.named_sections(question, focus, within))
 
     def related(self, focus: tuple[int, int], budget: int = RELATED_BUDGET, until: int | None = None,
                 within: list[int] | None = None) -> Retrieval:
@@ -290,7 +303,6 @@ class AnswerSession:
         started = time.perf_counter()
         focus = self.checked_focus(focus)
         within = self.checked_within(within, until) if related else self.scope(question, focus, within, until)
-        named = None if related else self.named_sections(question, focus, within)
         if planner == "auto" and not self.writes_answers:
             planner = "code"
         if related:
@@ -301,8 +313,7 @@ class AnswerSession:
         else:
             plan = self.plan(question, planner, cancel, until, focus, within, after)
             planned = time.perf_counter()
-            retrieval = retrieve(plan, self.context, budget=budget, until=until, focus=focus, within=within,
-                                 named=named)
+            retrieval = self.evidence(plan, question, budget, until, focus, within, after)
         # The evidence shown first is timed, not a retry's wider retrieval.
         retrieval_seconds = retrieval.seconds
         digest = self.digest(retrieval)
@@ -327,7 +338,8 @@ class AnswerSession:
                 question=question, answer="", lead="digest", citations=[], citations_dropped=0, not_found=False,
                 retried=False, digest=digest, retrieval=retrieval, plan=plan, cancelled=cancel.cancelled,
                 labels=labels, timings=timings(None), reading_limit=limit, focus=about,
-                within=chapters, named=named_record, follows=follows, tokens={"prompt": 0, "processed": 0, "generated": 0},
+                within=chapters, named=named_record, overview=retrieval.overview, follows=follows,
+                tokens={"prompt": 0, "processed": 0, "generated": 0},
                 **why)
 
         if related:
@@ -348,8 +360,7 @@ class AnswerSession:
             if (generated["finish"] != "cancelled" and not_found(generated["text"]) and budget < RETRY_BUDGET
                     and not draft):
                 retried = True
-                retrieval = retrieve(plan, self.context, budget=RETRY_BUDGET, until=until, focus=focus, within=within,
-                                     named=named)
+                retrieval = self.evidence(plan, question, RETRY_BUDGET, until, focus, within, after)
                 if on_retry is not None:
                     on_retry(retrieval)
                 first = generated
@@ -369,6 +380,6 @@ class AnswerSession:
             citations=citations, citations_dropped=dropped, not_found=not_found(answer), retried=retried,
             digest=digest, retrieval=retrieval, plan=plan, cancelled=generated["finish"] == "cancelled",
             labels=labels, discarded_draft=discarded, timings=timings(generated["first_token"]), reading_limit=limit,
-            focus=about, within=chapters, named=named_record, follows=follows,
+            focus=about, within=chapters, named=named_record, overview=retrieval.overview, follows=follows,
             tokens={key: generated[key] for key in ("prompt", "processed", "generated")},
         )

@@ -1,0 +1,93 @@
+"""A question about the whole book and nothing in particular: "What is this
+book about?", "Summarize the novel", "What's the plot?". No passage answers
+it by its words, and a search on them finds noise (chance lines that say
+"book" or "happen"). Its evidence is the book in outline instead: each
+chapter's opening passage, where the chapter sets its scene, spread evenly
+across the book when it has more chapters than the budget, and more from the
+longest chapters when it has fewer. Its scope is GLOBAL, so a capable model
+also reads the book's summaries and cards where the ladder has them."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from .followup import PERSONAL_PRONOUNS, subjects_of
+from .named import GENERIC_WORDS
+from .planning import GLOBAL, Plan, content_words, words
+from .retrieval import PartEvidence, Retrieval, cut_at
+
+# Words that name the book itself, or ask of it as a whole.
+_WHOLE_BOOK = {"book", "novel", "story", "tale", "whole", "entire", "overall", "general", "generally", "work",
+               "author", "writer", "plot", "plots", "synopsis", "give", "quick", "narrator", "begin", "begins",
+               "beginning", "start", "starts", "opening", "opens", "end", "ends", "ending", "ended", "finish",
+               "finishes", "conclude", "concludes", "conclusion"}
+_ENDING = re.compile(r"\b(?:end|ends|ending|ended|finish|finishes|conclude|concludes|conclusion)\b", re.I)
+_OPENING = re.compile(r"\b(?:begin|begins|beginning|start|starts|opening|opens)\b", re.I)
+# What the evidence of each kind of whole-book question is, as the answer page says it.
+OUTLINE, OPENING, ENDING = "outline", "opening", "ending"
+_THE_BOOK = re.compile(r"\b(?:this|the|that)\s+(?:whole\s+|entire\s+)?(?:book|novel|story|tale|work)\b", re.I)
+# "it", "this", "that" left once "this book" is taken out refer to something said before.
+_REFERENCES = PERSONAL_PRONOUNS | {"it", "its", "this", "that", "these", "those"}
+
+
+def asks_about_the_whole_book(question: str) -> bool:
+    """Whether a question asks about the book as a whole and names nothing
+    in it: every content word is one like "book", "about", "happens" or
+    "summarize", and no pronoun points at someone or something else."""
+    if subjects_of(question):
+        return False  # a name or a quoted phrase of its own
+    rest = _THE_BOOK.sub(" ", question)
+    if any(word.lower() in _REFERENCES for word in words(rest)):
+        return False
+    return all(word.lower() in GENERIC_WORDS | _WHOLE_BOOK for word in content_words(rest))
+
+
+def overview(plan: Plan, question: str, context, budget: int = 12, until: int | None = None) -> Retrieval:
+    """The book in outline: `budget` passages spread over its chapters (those
+    begun before `until`), each chapter's opening first; for a question on
+    how it ends ("How does the novel end?"), its last passages; on how it
+    begins, its first."""
+    started = time.perf_counter()
+    begun = context.sections_begun(until)
+    by_section: dict[int, list[tuple[int, str]]] = {}
+    for node_id, section in context.section_of.items():
+        start = context.start_of.get(node_id, 0)
+        if section is None or (begun is not None and section not in begun) or (until is not None and start >= until):
+            continue
+        by_section.setdefault(section, []).append((start, node_id))
+    sections = sorted(by_section)
+    for section in sections:
+        by_section[section].sort()
+    kind = ENDING if _ENDING.search(question) else OPENING if _OPENING.search(question) else OUTLINE
+    in_order = [node_id for section in sections for _, node_id in by_section[section]]
+    if kind == ENDING:
+        chosen = in_order[-budget:]
+    elif kind == OPENING:
+        chosen = in_order[:budget]
+    else:
+        chosen = _outline(by_section, sections, budget)
+    nodes = [cut_at(node, until) for node in context.search.nodes(chosen)]
+    plan.scope = GLOBAL
+    parts = [PartEvidence(part=part) for part in plan.parts]
+    parts[0].passages = sorted(nodes, key=lambda node: node.start or 0)
+    for node in parts[0].passages:
+        parts[0].sources[node.id] = ["overview"]
+    return Retrieval(plan=plan, parts=parts, seconds=time.perf_counter() - started,
+                     order=[node.id for node in parts[0].passages], until=until,
+                     meaning_share=context.meaning_share, overview=kind)
+
+
+def _outline(by_section: dict[int, list[tuple[int, str]]], sections: list[int], budget: int) -> list[str]:
+    """Each chapter's opening, evenly spaced chapters when there are more than
+    the budget; with fewer, more from the longest, spread through them."""
+    if len(sections) > budget:  # evenly spaced chapters, the first and the last among them
+        sections = sorted({sections[round(i * (len(sections) - 1) / max(1, budget - 1))] for i in range(budget)})
+    counts = {section: 1 for section in sections}
+    while sum(counts.values()) < budget:
+        roomy = [s for s in sections if counts[s] < len(by_section[s])]
+        if not roomy:
+            break
+        widest = max(roomy, key=lambda s: (len(by_section[s]) / counts[s], -s))
+        counts[widest] += 1
+    return [by_section[s][round(j * len(by_section[s]) / counts[s])][1] for s in sections for j in range(counts[s])]
