@@ -26,12 +26,12 @@ _RANGE = re.compile(rf"\b({_NUMBER})\s*(?:-|\u2013|to|through)\s*({_NUMBER})\b",
 _POSITIONED = re.compile(rf"\bthe\s+(first|opening|last|final|closing|{WORD_NUMBER_PATTERN})\s+({_KINDS})\b",
                          re.IGNORECASE)
 # Words that ask what a chapter holds rather than about a subject of their own.
-GENERIC_WORDS = {"summarize", "summarise", "summary", "summaries", "recap", "happen", "happens", "happened", "happening",
-            "events", "event", "plot", "going", "describe", "description", "overview", "outline", "appear",
-            "appears", "characters", "character", "main", "key", "important", "points", "point", "tell", "story",
-            "explain", "brief", "briefly", "short", "sum", "gist", "covered", "cover", "covers", "chapter",
-            "chapters", "stave", "staves", "part", "parts", "section", "sections", "book", "volume", "letter",
-            "adventure", "canto", "episode", "contents", "content"}
+GENERIC_WORDS = {"summarize", "summarise", "summary", "summaries", "recap", "happen", "happens", "happened",
+                 "happening", "events", "event", "plot", "going", "describe", "description", "overview", "outline",
+                 "appear", "appears", "characters", "character", "main", "key", "important", "points", "point",
+                 "tell", "story", "explain", "brief", "briefly", "short", "sum", "gist", "covered", "cover",
+                 "covers", "chapter", "chapters", "stave", "staves", "part", "parts", "section", "sections", "book",
+                 "volume", "letter", "adventure", "canto", "episode", "contents", "content"}
 
 
 def sections_named_in(question: str, book) -> tuple[list[int], bool]:

@@ -159,11 +159,12 @@ class AnswerSession:
         the book in outline for a question about the whole of it and nothing
         in particular (overview.py), else retrieval, with half the budget from
         the chapters it names beside a subject of its own (named.py)."""
-        if (within is None and focus is None and as_earlier(after) is None
-                and not self.named_sections(question, focus, within) and asks_about_the_whole_book(question)):
+        named = self.named_sections(question, focus, within)
+        if (within is None and focus is None and as_earlier(after) is None and not named
+                and asks_about_the_whole_book(question)):
             return overview(plan, question, self.context, budget, until)
         return retrieve(plan, self.context, budget=budget, features=features, until=until, focus=focus,
-                        within=within, named=self.named_sections(question, focus, within))
+                        within=within, named=named)
 
     def related(self, focus: tuple[int, int], budget: int = RELATED_BUDGET, until: int | None = None,
                 within: list[int] | None = None) -> Retrieval:
@@ -297,8 +298,10 @@ class AnswerSession:
         `within` (section ordinals: a chapter), only those sections are used.
         With `after` (an earlier question), the question follows it: "him"
         is whoever that one named; an `Earlier` with the answer it was given
-        puts that answer in the prompt too. With `related`, the question is where else
-        the book tells of the `focus`: the evidence alone, no model call."""
+        puts that answer in the prompt too. A question that names chapters
+        or asks about the whole book is taken as such (`scope`, `evidence`).
+        With `related`, the question is where else the book tells of the
+        `focus`: the evidence alone, no model call."""
         cancel = cancel or CancelToken()
         started = time.perf_counter()
         focus = self.checked_focus(focus)
@@ -339,8 +342,7 @@ class AnswerSession:
                 retried=False, digest=digest, retrieval=retrieval, plan=plan, cancelled=cancel.cancelled,
                 labels=labels, timings=timings(None), reading_limit=limit, focus=about,
                 within=chapters, named=named_record, overview=retrieval.overview, follows=follows,
-                tokens={"prompt": 0, "processed": 0, "generated": 0},
-                **why)
+                tokens={"prompt": 0, "processed": 0, "generated": 0}, **why)
 
         if related:
             return evidence_alone(written=False, related=True)
@@ -351,7 +353,7 @@ class AnswerSession:
         try:
             draft = not self.answer_leads
             shown = DRAFT_PASSAGES if draft else None
-            earlier = None if related else as_earlier(after)
+            earlier = as_earlier(after)
             generated = generate_answer(self.generator, self.context, retrieval, cancel, on_text, shown, on_reading,
                                         earlier)
             retried = False
