@@ -194,6 +194,15 @@ def main() -> int:
     window.related_action.trigger()
     wait(lambda: bool(done), 120)
     shot("16-related-passages")
+
+    # Questions typed as readers type them: one chapter named, the whole book.
+    for name, question in (("17-a-chapter-named", "Summarize Stave 3"),
+                           ("18-the-whole-book", "What is this book about?")):
+        window.ask_panel.question.setText(question)
+        done.clear()
+        window.ask_panel.ask()
+        wait(lambda: bool(done), 120)
+        shot(name)
     window.open_book(excerpt)
     wait(lambda: window.book is not None and window.book.book_id == excerpt, 30)
 
