@@ -329,6 +329,7 @@ def test_a_question_that_names_a_chapter_is_answered_from_it(session):
     assert beside.within is None and beside.named == [3]
     assert [node.section for node in beside.ranked[:3]] == [3, 3, 3]
     assert {node.section for node in beside.ranked[3:]} != {3}
+    assert 3 in {line.section for line in session.digest(beside)}  # the digest quotes the chapter named too
     assert session.retrieve("What did the old horse say about the hare?", budget=6).named is None
     # Past a reader's position: said in one line, as for a chapter picked.
     third = session.context.book.sections[2]

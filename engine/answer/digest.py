@@ -87,6 +87,8 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
             continue
         candidates.sort(key=lambda item: (-item[0], item[2]))
         shortlist = candidates[:_SHORTLIST]
+        if retrieval.named:  # the chapters the question named get their best few a chance too
+            shortlist += [item for item in candidates[_SHORTLIST:] if item[5].section in retrieval.named][:8]
         if embedder is not None:
             sentences = [(passage, start, end, sentence) for _, _, start, end, sentence, passage in shortlist]
             similarity = sentence_vectors(sentences, context) @ context.search.query_vector(part.text)
@@ -97,12 +99,26 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
             key=lambda pair: -pair[0])
         chosen = _choose([pair for pair in scored if pair[0] >= scored[0][0] * _CUTOFF],
                          several_passages=len(evidence.passages) > 1)
+        chosen = _with_a_named_section(chosen, scored, retrieval.named)
         for score, (_, _, start, end, sentence, passage) in sorted(chosen, key=lambda pair: pair[1][2]):
             section = book.sections[passage.section - 1] if passage.section else None
             lines.append(DigestLine(part=index, text=sentence, passage_id=passage.id, section=passage.section,
                                     label=section.label if section else "", start=start, end=end,
                                     score=round(score, 4)))
     return lines
+
+
+def _with_a_named_section(chosen: list, scored: list, named: list[int] | None) -> list:
+    """The lines, one of them from a chapter the question named beside its
+    subject ("the storm in Stave 3") when none is: half the evidence comes
+    from there, and the reader asked about it. Its best line takes the
+    weakest one's place."""
+    if not named or any(pair[1][5].section in named for pair in chosen):
+        return chosen
+    best = next((pair for pair in scored if pair[1][5].section in named), None)
+    if best is None:
+        return chosen
+    return (chosen if len(chosen) < _MAX_LINES else chosen[:-1]) + [best]
 
 
 def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
