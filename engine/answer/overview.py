@@ -35,8 +35,8 @@ def asks_about_the_whole_book(question: str) -> bool:
     """Whether a question asks about the book as a whole and names nothing
     in it: every content word is one like "book", "about", "happens" or
     "summarize", and no pronoun points at someone or something else."""
-    if subjects_of(question):
-        return False  # a name or a quoted phrase of its own
+    if subjects_of(question) or any(word[:1].isupper() and word != "I" for word in words(question)[1:]):
+        return False  # a name or a quoted phrase of its own ("Who is Will?": a name the stopwords would miss)
     rest = _THE_BOOK.sub(" ", question)
     if any(word.lower() in _REFERENCES for word in words(rest)):
         return False
