@@ -133,17 +133,18 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     searched = _searched_sections(context, until, within)
     rankings = _part_rankings(plan, context, features, until, searched)
     parts = [PartEvidence(part=part) for part in plan.parts]
-    chosen: dict[str, int] = {}
-    left_out = leave_out or set()
-    per_section: Counter = Counter()
-    picked_by_part = [set() for _ in parts]
+    picks = _Picks(parts, leave_out or set())
+    chosen = picks.chosen
     pinned = _focus_passages(context, focus)[:budget]
     for node in pinned:
-        index = _part_about(node, parts)
-        chosen[node.id] = index
-        per_section[node.section] += 1
-        picked_by_part[index].add(node.section)
-        parts[index].sources[node.id] = ["selection"]
+        picks.take(node.id, node.section, _part_about(node, parts), ["selection"])
+    # Chapters the question names beside a subject of its own: half the
+    # budget from their own ranking first, the rest as usual.
+    named_searched = _named_sections(named, searched)
+    if named_searched:
+        reserve = -(-budget // 2) - len(chosen)
+        picks.take_turns(_part_rankings(plan, context, features, until, named_searched), -(-budget // 2),
+                         section_cap=-(-reserve // len(named_searched)), mark="named")
     # Two rounds: first one passage per section (the answer usually spans
     # sections), then a second from a section already chosen. A one-part
     # question whose best passages crowd into one section is about one scene:
@@ -154,29 +155,6 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     # budget left after the usual rounds goes to more from the same sections,
     # and a part asking for several instances may then take more than one
     # from a section.
-    named_searched = _named_sections(named, searched)
-    if named_searched:
-        reserve = -(-budget // 2) - len(chosen)
-        named_cap = -(-reserve // len(named_searched))
-        named_rankings = _part_rankings(plan, context, features, until, named_searched)
-        cursors = [0] * len(parts)
-        while len(chosen) < budget and reserve > 0:
-            progress = False
-            for index, (evidence, ranking) in enumerate(zip(parts, named_rankings)):
-                while cursors[index] < len(ranking) and reserve > 0:
-                    node_id, section, sources = ranking[cursors[index]]
-                    cursors[index] += 1
-                    if node_id in chosen or node_id in left_out or per_section[section] >= named_cap:
-                        continue
-                    chosen[node_id] = index
-                    per_section[section] += 1
-                    picked_by_part[index].add(section)
-                    evidence.sources[node_id] = sources + ["named"]
-                    reserve -= 1
-                    progress = True
-                    break
-            if not progress:
-                break
     sections = len(context.book.sections) if searched is None else sum(1 for s in searched if s is not None)
     cap = max(MAX_PER_SECTION, -(-budget // max(1, sections)))
     # (cap on passages per section, whether a "several" part takes one per section)
@@ -187,28 +165,8 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     if cap > MAX_PER_SECTION or until is not None or within is not None:
         rounds.append((cap, False))
     for section_cap, one_per_section_for_several in rounds:
-        cursors = [0] * len(parts)
-        while len(chosen) < budget:
-            progress = False
-            for index, (evidence, ranking) in enumerate(zip(parts, rankings)):
-                if len(chosen) >= budget:
-                    break
-                limit = min(len(ranking), _DEPTH if section_cap == 1 else len(ranking))
-                while cursors[index] < limit:
-                    node_id, section, sources = ranking[cursors[index]]
-                    cursors[index] += 1
-                    if node_id in chosen or node_id in left_out or per_section[section] >= section_cap:
-                        continue
-                    if one_per_section_for_several and evidence.part.several and section in picked_by_part[index]:
-                        continue
-                    chosen[node_id] = index
-                    per_section[section] += 1
-                    picked_by_part[index].add(section)
-                    evidence.sources[node_id] = sources
-                    progress = True
-                    break
-            if not progress:
-                break
+        picks.take_turns(rankings, budget, section_cap, depth=_DEPTH if section_cap == 1 else None,
+                         one_per_section_for_several=one_per_section_for_several)
     # The passage a reader selected is in front of them: it is used whole
     # even past their position; nothing else after it is.
     uncut = {node.id for node in pinned}
@@ -220,6 +178,51 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
         evidence.passages.sort(key=lambda node: node.start or 0)
     return Retrieval(plan=plan, parts=parts, seconds=time.perf_counter() - started, order=list(chosen), until=until,
                      meaning_share=context.meaning_share, focus=focus, within=within, named=named_searched or None)
+
+
+class _Picks:
+    """The passages chosen so far, for which part, and how many from each section."""
+
+    def __init__(self, parts: list[PartEvidence], left_out: set[str]):
+        self.parts = parts
+        self.left_out = left_out
+        self.chosen: dict[str, int] = {}  # node id -> part index, in the order picked
+        self.per_section: Counter = Counter()
+        self.picked_by_part = [set() for _ in parts]
+
+    def take(self, node_id: str, section: int | None, index: int, sources: list[str]) -> None:
+        self.chosen[node_id] = index
+        self.per_section[section] += 1
+        self.picked_by_part[index].add(section)
+        self.parts[index].sources[node_id] = sources
+
+    def take_turns(self, rankings, up_to: int, section_cap: int, depth: int | None = None,
+                   one_per_section_for_several: bool = False, mark: str | None = None) -> None:
+        """Parts take turns picking their next best passage (within the first
+        `depth` of their ranking) until `up_to` are chosen or none can be:
+        at most `section_cap` a section, one a section for a part asking for
+        several instances when so told; `mark` names the round in the sources."""
+        cursors = [0] * len(self.parts)
+        while len(self.chosen) < up_to:
+            progress = False
+            for index, (evidence, ranking) in enumerate(zip(self.parts, rankings)):
+                if len(self.chosen) >= up_to:
+                    break
+                limit = min(len(ranking), depth or len(ranking))
+                while cursors[index] < limit:
+                    node_id, section, sources = ranking[cursors[index]]
+                    cursors[index] += 1
+                    if (node_id in self.chosen or node_id in self.left_out
+                            or self.per_section[section] >= section_cap):
+                        continue
+                    if (one_per_section_for_several and evidence.part.several
+                            and section in self.picked_by_part[index]):
+                        continue
+                    self.take(node_id, section, index, (sources + [mark]) if mark else sources)
+                    progress = True
+                    break
+            if not progress:
+                break
 
 
 def _named_sections(named: list[int] | None, searched: list[int | None] | None) -> list[int]:
