@@ -78,11 +78,14 @@ def with_support(answer: str, citations: list, context, lexical_weight: float = 
                                for row, owner in enumerate(owners)])
     else:
         similarity = np.zeros(len(sentences))
+    # Each claim's words and their weights, once (a claim is weighed against every sentence of its passage).
+    wanted = {owner: {stem(word): word_weight(word, rarity) for word in content_words(claim)}
+              for owner, claim in claim_of.items()}
     best: dict[int, tuple[float, int]] = {}
     for row, owner in enumerate(owners):
-        wanted = {stem(word): word_weight(word, rarity) for word in content_words(claim_of[owner])}
         have = {stem(word) for word in content_words(sentences[row][3])}
-        shared = sum(weight for word, weight in wanted.items() if word in have) / (sum(wanted.values()) or 1.0)
+        weights = wanted[owner]
+        shared = sum(weight for word, weight in weights.items() if word in have) / (sum(weights.values()) or 1.0)
         score = similarity[row] + lexical_weight * shared
         if owner not in best or score > best[owner][0]:
             best[owner] = (score, row)
