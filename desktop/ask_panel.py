@@ -40,6 +40,7 @@ from engine.answer.followup import earlier_of, earlier_question, leans_on_earlie
 from engine.answer.related import RELATED_BUDGET, RELATED_QUESTION
 from engine.answer.selection import (focus_record, opening, part_heading, sections_label, sections_named, shown_text,
                                      within_record)
+from engine.answer.support import CITATION_MARKER, marker_ids
 from engine.durations import duration_text
 from engine.store.journal import HistoryEntry, entry_markdown
 from engine.llm.types import CancelToken
@@ -57,7 +58,6 @@ _SO_FAR = "Only what I have read"
 # What the evidence of a question about the whole book is (engine/answer/overview.py).
 _OVERVIEWS = {"outline": "the book in outline, each chapter's opening across it",
               "opening": "the book's first pages", "ending": "the book's last pages"}
-_CITATION = re.compile(r"\[((?:p\d+\.\d+)(?:,\s*p\d+\.\d+)*)\]")
 
 
 class _Relay(QObject):
@@ -998,13 +998,13 @@ def _streaming_html(streamed: str, parts: list[dict]) -> str:
     passages = _evidence_passages({"parts": parts})
 
     def link(match: re.Match) -> str:
-        ids = [i.strip() for i in match.group(1).split(",")]
+        ids = marker_ids(match)
         if not all(i in passages for i in ids):
             return html.escape(match.group())
         return " ".join(f'<a href="cite:{i}">[{html.escape(passages[i]["label"])}]</a>' for i in ids)
 
     pieces, last = [], 0
-    for match in _CITATION.finditer(streamed):
+    for match in CITATION_MARKER.finditer(streamed):
         pieces += [html.escape(streamed[last:match.start()]), link(match)]
         last = match.end()
     pieces.append(html.escape(streamed[last:]))
@@ -1037,10 +1037,10 @@ def _answer_html(answer: str, citations: list[dict]) -> str:
     labels = {c["passage_id"]: c["label"] for c in citations}
 
     def link(match: re.Match) -> str:
-        ids = [i.strip() for i in match.group(1).split(",")]
+        ids = marker_ids(match)
         return " ".join(f"[\\[{_markdown_escaped(labels[i])}\\]](cite:{i})" for i in ids if i in labels)
 
-    return markdown_html(_CITATION.sub(link, answer))
+    return markdown_html(CITATION_MARKER.sub(link, answer))
 
 
 def markdown_html(text: str) -> str:

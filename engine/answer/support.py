@@ -17,7 +17,8 @@ import numpy as np
 from .digest import sentence_vectors, word_weight
 from .planning import content_words, stem
 
-_MARKER = re.compile(r"\[((?:p\d+\.\d+)(?:,\s*p\d+\.\d+)*)\]")
+# A citation as a resolved answer writes it: "[p3.2]" or "[p3.2, p5.1]".
+CITATION_MARKER = re.compile(r"\[((?:p\d+\.\d+)(?:,\s*p\d+\.\d+)*)\]")
 # An answer's sentences end at . ! ? (and any closing quote) or a line break.
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)]*\s+|\n+")
 _LEADING_MARKERS = re.compile(r"^(?:\s*\[(?:p\d+\.\d+)(?:,\s*p\d+\.\d+)*\][.,;:]?)+")
@@ -42,7 +43,7 @@ def claims(answer: str) -> dict[str, str]:
             for passage_id in _ids(leading.group()):
                 found.setdefault(passage_id, previous)
             sentence = sentence[leading.end():]
-        claim = " ".join(re.sub(r"\s*" + _MARKER.pattern, "", sentence).split())
+        claim = " ".join(re.sub(r"\s*" + CITATION_MARKER.pattern, "", sentence).split())
         for passage_id in _ids(sentence):
             found.setdefault(passage_id, claim if len(content_words(claim)) >= _MIN_CLAIM_WORDS else previous)
         if len(content_words(claim)) >= _MIN_CLAIM_WORDS:
@@ -96,5 +97,10 @@ def with_support(answer: str, citations: list, context, lexical_weight: float = 
     return supported
 
 
+def marker_ids(marker: re.Match) -> list[str]:
+    """The passage ids of one citation marker (a match of CITATION_MARKER)."""
+    return [passage_id.strip() for passage_id in marker.group(1).split(",")]
+
+
 def _ids(text: str) -> list[str]:
-    return [passage_id.strip() for match in _MARKER.finditer(text) for passage_id in match.group(1).split(",")]
+    return [passage_id for marker in CITATION_MARKER.finditer(text) for passage_id in marker_ids(marker)]
