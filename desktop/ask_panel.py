@@ -879,7 +879,9 @@ class AskPanel(QWidget):
             elif within:
                 self.set_within(within["sections"])
             elif follows:
-                self.follow_up({"question": follows["question"]})
+                # With the earlier answer it carried, if any (earlier_of reads it from a led answer).
+                self.follow_up({"question": follows["question"], "lead": "answer" if follows.get("answer") else "",
+                                "answer": follows.get("answer", "")})
             else:
                 self._on_its_own = True  # it was asked on its own: it is again
             self.ask()

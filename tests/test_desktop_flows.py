@@ -1351,6 +1351,13 @@ def test_a_capable_models_answer_streams_above_the_evidence(qtbot, fixtures, mon
     follows = panel.result["follows"] if panel.result else None
     assert follows is not None and follows["question"] == QUESTION
     assert follows["answer"].split()[:3] == result["answer"].split()[:3]
+    # Asked again from the history, it carries that answer again.
+    qtbot.waitUntil(lambda: panel.history.count() == 2, timeout=10000)
+    with qtbot.waitSignal(panel.answerEnded, timeout=240000):
+        panel.ask_again(panel.history.item(0))
+        qtbot.waitUntil(lambda: "and its answer: taken as" in panel.answer_view.toPlainText(), timeout=120000)
+        panel.stop()
+    assert panel.result["follows"]["answer"] == follows["answer"]
     window.close()
 
 
