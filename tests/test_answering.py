@@ -314,6 +314,38 @@ def test_the_chapters_a_question_names_are_found_by_their_numbers(tmp_path):
     assert sections_named_in("What happens in part two?", parts) == ([4, 5, 6], True)
 
 
+def test_the_chapters_a_question_names_are_found_by_their_titles(tmp_path):
+    from engine.answer.named import ChapterTitles, sections_named_in
+    from engine.importer import parse_book
+    from engine.paths import sample_book_path
+
+    carol = parse_book(sample_book_path())  # Stave I: Marley's Ghost ... Stave V: The End of It
+    assert sections_named_in("Summarize Marley's Ghost", carol) == ([1], True)
+    assert sections_named_in("What happens in \u201cThe End of It\u201d?", carol) == ([5], True)
+    assert sections_named_in("What happens in the stave called The Last of the Spirits?", carol) == ([4], True)
+    assert sections_named_in("In 'The Second of the Three Spirits', what does Scrooge see at the Cratchits'?",
+                             carol) == ([3], False)
+    assert sections_named_in("What does the last of the spirits show Scrooge?", carol) == ([4], False)
+    assert sections_named_in("Who is Marley?", carol) == ([], False)
+    # A title that is also what the book is about names its chapter only when
+    # quoted or called so; bare, it is the subject of the question.
+    body = "Some words of the chapter go here, and Ginger Bell reads on by the lamp.\n\n" * 20
+    text = "A TALE OF TITLES\n\nby Nobody\n\n\n" + "".join(
+        f"CHAPTER {number}. {title}\n\n{body}\n\n"
+        for number, title in (("I", "The Old Mill"), ("II", "Ginger Bell"), ("III", "Rain at Night")))
+    (tmp_path / "titles.txt").write_text(text, encoding="utf-8")
+    titled = parse_book(tmp_path / "titles.txt")
+    assert [section.title for section in titled.sections] == ["The Old Mill", "Ginger Bell", "Rain at Night"]
+    assert {title.words: title.telling for title in ChapterTitles(titled).titles} == {
+        ("old", "mill"): True, ("ginger", "bell"): False, ("rain", "at", "night"): True}
+    assert sections_named_in("What does Ginger Bell read?", titled) == ([], False)
+    assert sections_named_in("What happens in 'Ginger Bell'?", titled) == ([2], True)
+    assert sections_named_in("Summarize the chapter called Ginger Bell", titled) == ([2], True)
+    assert sections_named_in("What happens at the old mill?", titled) == ([1], True)
+    assert sections_named_in("Who is at the old mill, and why?", titled) == ([1], False)
+    assert sections_named_in("What happens in Rain at Night and in chapter 1?", titled) == ([1, 3], True)
+
+
 def test_a_question_that_names_a_chapter_is_answered_from_it(session):
     from engine.errors import ChapterhouseError
 

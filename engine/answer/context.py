@@ -19,6 +19,7 @@ from ..index.search import BookSearch
 from ..index.store import CARD, PASSAGE, SECTION_SUMMARY, IndexStore, Node
 from ..index.vectors import embed_windows
 from ..llm.generator import SMALL_MODEL_PARAMETERS
+from .named import ChapterTitles, sections_named_in
 from .retrieval import Rarity
 
 
@@ -42,6 +43,7 @@ class BookContext:
     _first_uses: dict[str, float] = field(default_factory=dict, repr=False)
     _by_start: list[tuple[int, str]] | None = field(default=None, repr=False)  # (start, passage id), in order
     _read_parts: dict[tuple[str, int], np.ndarray | None] = field(default_factory=dict, repr=False)
+    _named: dict[str, tuple[list[int], bool]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, book: Book, store: IndexStore, search: BookSearch) -> "BookContext":
@@ -82,6 +84,16 @@ class BookContext:
             for passage in missing:
                 self._stored[passage.id] = found.get(passage.id)
         return {passage.id: self._stored[passage.id] for passage in passages if self._stored[passage.id] is not None}
+
+    @cached_property
+    def chapter_titles(self) -> ChapterTitles:
+        return ChapterTitles(self.book)
+
+    def sections_named_in(self, question: str) -> tuple[list[int], bool]:
+        """named.sections_named_in, once per question (scope and retrieval both ask)."""
+        if question not in self._named:
+            self._named[question] = sections_named_in(question, self.book, self.chapter_titles)
+        return self._named[question]
 
     @cached_property
     def meaning_share(self) -> float:

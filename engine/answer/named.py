@@ -6,14 +6,17 @@ one that names a chapter beside a subject of its own ("How does the storm in
 chapter 3 foreshadow the ending?") is left to the whole book, which it may
 need. A chapter is found by its number under the name the book gives it
 (Stave III, Adventure II, Part II Chapter 3), or under "chapter" in a book
-that calls them something else."""
+that calls them something else; or by its title ("What happens in Silver
+Blaze?", "Summarize 'The Musgrave Ritual'"; see `ChapterTitles`)."""
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from dataclasses import dataclass
 
 from ..structure.numbers import ROMAN_PATTERN, WORD_NUMBER_PATTERN, parse_number
-from .planning import content_words
+from .planning import content_words, words
 
 _KINDS = r"chapter|stave|adventure|letter|part|book|volume|section|canto|story|episode"
 _NUMBER = rf"\d+|{ROMAN_PATTERN}|{WORD_NUMBER_PATTERN}"
@@ -34,13 +37,18 @@ GENERIC_WORDS = {"summarize", "summarise", "summary", "summaries", "recap", "hap
                  "volume", "letter", "adventure", "canto", "episode", "contents", "content"}
 
 
-def sections_named_in(question: str, book) -> tuple[list[int], bool]:
+def sections_named_in(question: str, book, titles: "ChapterTitles | None" = None) -> tuple[list[int], bool]:
     """The ordinals of the sections the question names, and whether it asks
-    about them alone (nothing but them and words like "what happens")."""
+    about them alone (nothing but them and words like "what happens").
+    `titles`: the book's, when the caller keeps them (they cost a pass over
+    the text); else worked out here."""
+    question = _plain_quotes(question)
+    titled, question, as_titles = (titles or ChapterTitles(book)).named_in(question)
     wanted: dict[str, set[int]] = {}
     for kind, numbers in _NUMBERED.findall(question):
         wanted.setdefault(kind.lower(), set()).update(_numbers(numbers))
     found = set(_by_numbers(book, wanted)) if wanted else set()
+    found |= titled
     numbered = [s for s in book.sections if s.number is not None] or list(book.sections)
     for place, kind in _POSITIONED.findall(question):
         place = place.lower()
@@ -53,7 +61,9 @@ def sections_named_in(question: str, book) -> tuple[list[int], bool]:
     if not found:
         return [], False
     rest = _POSITIONED.sub(" ", _NUMBERED.sub(" ", question))
-    only = all(word.lower() in GENERIC_WORDS for word in content_words(rest))
+    asks_what_happens = any(word.lower() in GENERIC_WORDS for word in words(rest))
+    only = (all(word.lower() in GENERIC_WORDS for word in content_words(rest))
+            and (found != titled or as_titles or asks_what_happens))
     return sorted(found), only
 
 
@@ -94,3 +104,106 @@ def _label_numbers(book, section) -> set[tuple[str, int]]:
         for kind, numbers in _NUMBERED.findall(label):
             pairs |= {(kind.lower(), number) for number in _numbers(numbers)}
     return pairs
+
+
+@dataclass
+class _Title:
+    words: tuple[str, ...]  # the title's words, lowercase, without a leading article
+    ordinals: list[int]  # the section it heads, or a part's sections
+    pattern: re.Pattern  # the title as a phrase in running text, from its first letter
+    telling: bool  # named by its words alone, unquoted (see ChapterTitles)
+
+
+class ChapterTitles:
+    """The titles of a book's sections and parts, as a question may name them.
+    Quoted ("the 'Ginger' chapter") or called so ("the story Silver Blaze",
+    "the chapter called Liberty"), any title names its section. Bare, a title
+    names it only when it is telling: two words or more, and a phrase the
+    book itself hardly uses outside it. A title that is also what the book
+    is about ("Sir Henry Baskerville", "Ginger", "The Hunt") is the subject
+    of a question more often than the chapter's name."""
+
+    def __init__(self, book):
+        folded = _fold(book.text)
+        # A section headed by its title alone ("THE ADVENTURE OF THE EMPTY
+        # HOUSE") has it as its heading.
+        heads = [(section.title or (section.heading if section.kind == "title" else None), [section.ordinal])
+                 for section in book.sections]
+        heads += [(part.title, [s.ordinal for s in book.sections if s.part == part.ordinal]) for part in book.parts]
+        self.titles = []
+        for title_words, ordinals in ((words, ordinals) for title, ordinals in heads
+                                      for words in _title_forms(title or "")):
+            if not ordinals:
+                continue
+            pattern = re.compile(r"[^a-z0-9']+".join(map(re.escape, title_words)) + r"\b")
+            telling = (len(title_words) >= 2
+                       and any(word not in GENERIC_WORDS for word in content_words(" ".join(title_words)))
+                       and self._sections_using(book, folded, pattern, ordinals) <= 1)
+            self.titles.append(_Title(tuple(title_words), ordinals, pattern, telling))
+
+    @staticmethod
+    def _sections_using(book, folded: str, pattern: re.Pattern, own: list[int]) -> int:
+        """In how many sections besides its own the phrase occurs (its heading
+        in the contents is in none)."""
+        starts = [section.start for section in book.sections]
+        using = set()
+        # No "\b" ahead of the phrase: it would cost Python's regex its fast
+        # scan for a literal start (20 ms a title in a long book, not 1).
+        for match in pattern.finditer(folded):
+            if match.start() == 0 or not (folded[match.start() - 1].isalnum() or folded[match.start() - 1] == "'"):
+                index = bisect_right(starts, match.start()) - 1
+                if index >= 0 and match.start() < book.sections[index].end:
+                    using.add(book.sections[index].ordinal)
+        return len(using - set(own))
+
+    def named_in(self, question: str) -> tuple[set[int], str, bool]:
+        """The sections whose titles the question names, the question with
+        those titles taken out (what is left says whether it asks about them
+        alone), and whether each was named as a title: quoted or called so.
+        A bare title with nothing but stopwords around it ("Who is Charles
+        Augustus Milverton?", "What is the Musgrave ritual?") asks about what
+        the title names, which the rest of the book may tell of too."""
+        found: set[int] = set()
+        as_titles = True
+        folded = _fold(question)
+        for title in self.titles:
+            article = r"(?:(?:the|a|an)\s+)?"
+            quoted = rf"[\"\u201c]{article}{title.pattern.pattern}[.!?]?[\"\u201d]|(?<![a-z])'{article}{title.pattern.pattern}[.!?]?'"
+            called = rf"\b(?:{_KINDS})s?\s+(?:(?:called|titled|entitled|named)\s+)?{article}{title.pattern.pattern}"
+            forms = [quoted, called] + ([rf"\b{article}{title.pattern.pattern}"] if title.telling else [])
+            match = re.search("|".join(f"(?:{form})" for form in forms), folded)  # short: "\b" costs nothing
+            if match:
+                found.update(title.ordinals)
+                as_titles = as_titles and re.fullmatch(f"(?:{quoted})|(?:{called})", match.group()) is not None
+                # Same length, so offsets in the folded text hold in the question.
+                question = question[:match.start()] + " " * (match.end() - match.start()) + question[match.end():]
+                folded = folded[:match.start()] + " " * (match.end() - match.start()) + folded[match.end():]
+        return found, question, as_titles
+
+
+def _plain_quotes(text: str) -> str:
+    return text.replace("\u2018", "'").replace("\u2019", "'")
+
+
+def _fold(text: str) -> str:
+    """Lowercase with plain apostrophes and no underscores (italics in
+    Gutenberg texts), the same length as `text` so that offsets hold."""
+    folded = _plain_quotes(text).lower().replace("_", " ")
+    if len(folded) != len(text):  # a letter that lowercases to two ("\u0130")
+        folded = "".join(char if len(char.lower()) != 1 else char.lower() for char in _plain_quotes(text))
+        folded = folded.replace("_", " ")
+    return folded
+
+
+def _title_forms(title: str) -> list[list[str]]:
+    """The words a title may be named by, without a leading article:
+    "The Adventure of the Empty House" also as "Empty House"."""
+    title_words = _without_article(re.findall(r"[a-z0-9]+(?:'[a-z]+)*", re.sub(r"\[\d+\]", " ", _fold(title))))
+    forms = [title_words] if title_words else []
+    if title_words[:2] == ["adventure", "of"] and len(title_words) > 2:
+        forms.append(_without_article(title_words[2:]))
+    return forms
+
+
+def _without_article(title_words: list[str]) -> list[str]:
+    return title_words[1:] if title_words[:1] in (["the"], ["a"], ["an"]) and len(title_words) > 1 else title_words

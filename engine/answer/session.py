@@ -17,7 +17,6 @@ from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing,
     not_found, resolve_citations
 from .digest import DigestLine, evidence_digest
 from .followup import Earlier, as_earlier, follow_up_question, follows_record
-from .named import sections_named_in
 from .overview import asks_about_the_whole_book, overview
 from .related import RELATED_BUDGET, RELATED_QUESTION, related_plan
 from .retrieval import Features, Retrieval, retrieve
@@ -197,7 +196,7 @@ class AnswerSession:
         ("Summarize Stave 3"; see named.py). Not for a question about a
         selection, which is about that."""
         if within is None and focus is None:
-            named, only = sections_named_in(question, self.indexer.book)
+            named, only = self.context.sections_named_in(question)
             within = named if only else None
         return self.checked_within(within, until)
 
@@ -208,7 +207,7 @@ class AnswerSession:
         comes from them first, the rest from the whole book (see named.py)."""
         if within is not None or focus is not None:
             return None
-        named, only = sections_named_in(question, self.indexer.book)
+        named, only = self.context.sections_named_in(question)
         return named if named and not only else None
 
     def checked_within(self, within: list[int] | None, until: int | None = None) -> list[int] | None:
