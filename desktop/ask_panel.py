@@ -37,12 +37,13 @@ from PySide6.QtWidgets import (
 
 from engine.answer.digest import quoted
 from engine.answer.followup import earlier_of, earlier_question, leans_on_earlier
+from engine.answer.overview import OVERVIEW_EVIDENCE
 from engine.answer.related import RELATED_BUDGET, RELATED_QUESTION
-from engine.answer.selection import (focus_record, opening, part_heading, sections_label, sections_named, shown_text,
+from engine.answer.selection import (focus_record, part_heading, sections_label, sections_named, shown_text,
                                      within_record)
 from engine.answer.support import CITATION_MARKER, marker_ids
 from engine.durations import duration_text
-from engine.store.journal import HistoryEntry, entry_markdown
+from engine.store.journal import HistoryEntry, entry_markdown, entry_tags
 from engine.llm.types import CancelToken
 
 from .book_map import BookMap
@@ -55,9 +56,6 @@ ASKED_ROLE = Qt.ItemDataRole.UserRole + 2  # when a history item was asked (Unix
 SEARCH_ROLE = Qt.ItemDataRole.UserRole + 3  # what the history's filter looks in, made once per item
 FOLLOWED_AS_ROLE = Qt.ItemDataRole.UserRole + 4  # a history question as a follow-up to it reads it
 _SO_FAR = "Only what I have read"
-# What the evidence of a question about the whole book is (engine/answer/overview.py).
-_OVERVIEWS = {"outline": "the book in outline, each chapter's opening across it",
-              "opening": "the book's first pages", "ending": "the book's last pages"}
 
 
 class _Relay(QObject):
@@ -358,15 +356,8 @@ class AskPanel(QWidget):
         # For Up and Down in the question box: each question once, where it was last asked.
         self.question.earlier = list(reversed(dict.fromkeys(entry.question for entry in reversed(entries))))
         for entry in reversed(entries):
-            limit = (entry.result or {}).get("reading_limit")
-            # An answer limited to what had been read says so: asked again now, it may say more.
-            focus, within = (entry.result or {}).get("focus"), (entry.result or {}).get("within")
-            about = f"[about \u201c{opening(focus['text'])}\u201d] " if focus else ""
-            about += f"[in {within.get('short') or within['label'].split(':')[0]}] " if within else ""
-            follows = (entry.result or {}).get("follows")
-            about += f"[after \u201c{opening(follows['question'])}\u201d] " if follows else ""
-            item = QListWidgetItem(f"[up to {limit['label'].split(':')[0]}] {about}{entry.question}" if limit
-                                   else f"{about}{entry.question}")
+            focus = (entry.result or {}).get("focus")
+            item = QListWidgetItem(f"{entry_tags(entry.result)}{entry.question}")
             item.setData(SPAN_ROLE, entry.result)
             item.setData(ENTRY_ROLE, entry.id)
             item.setData(ASKED_ROLE, entry.asked_at)
@@ -677,7 +668,7 @@ class AskPanel(QWidget):
                     f"{html.escape(quoted(focus['text']))}</i></p>") + page
         if page and within:
             page = f"<p><i>About {html.escape(within['label'])} only: nothing else is searched.</i></p>" + page
-        outline = _OVERVIEWS.get(result.get("overview"))
+        outline = OVERVIEW_EVIDENCE.get(result.get("overview"))
         if page and outline:
             page = f"<p><i>A question about the whole book: its evidence is {outline}.</i></p>" + page
         named = result.get("named")

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import time
 
-from .answer.selection import opening
 from .errors import ChapterhouseError, StorageError
+from .store.journal import entry_tags
 
 
 def add_parser(commands) -> None:
@@ -54,9 +54,8 @@ def run_history(args) -> int:
             print(f"No questions asked of {summary.title} yet. Ask one with: chapterhouse ask {book_id} \"QUESTION\"")
         else:
             for entry in entries:
-                about = _about(entry.result.get("focus"), entry.result.get("within"), entry.result.get("follows"))
                 print(f"{entry.id:>4}  {time.strftime('%Y-%m-%d %H:%M', time.localtime(entry.asked_at))}  "
-                      f"{about}{' '.join(entry.question.split())}  ({_gist(entry.result)})")
+                      f"{entry_tags(entry.result)}{' '.join(entry.question.split())}  ({_gist(entry.result)})")
     finally:
         journal.close()
     return 0
@@ -67,15 +66,6 @@ def _entry(entries, entry_id: int, title: str):
         if entry.id == entry_id:
             return entry
     raise ChapterhouseError(f"{title}: no question {entry_id} in its history (see `chapterhouse history`)")
-
-
-def _about(focus: dict | None, within: dict | None, follows: dict | None = None) -> str:
-    """A question about a selected passage opens with that passage's first
-    words; one about a chapter, with its name; a follow-up, with the opening
-    of the question it followed."""
-    return (f"[about \u201c{opening(focus['text'])}\u201d] " if focus else "") + (
-        f"[in {within['label']}] " if within else "") + (
-        f"[after \u201c{opening(follows['question'])}\u201d] " if follows else "")
 
 
 def _gist(result: dict) -> str:

@@ -1807,6 +1807,7 @@ def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
     assert beside.args[0]["within"] is None and beside.args[0]["named"]["sections"] == [3]
     assert ("The question names Chapter 3: half the evidence comes from it first, the rest from the whole book."
             in panel.answer_view.toPlainText())
+    qtbot.waitUntil(lambda: panel.history.item(0).text().startswith("[naming Chapter 3] What did"), timeout=10000)
     # Past where the reader has read, it is said in one line, and the answer shown stays.
     panel.so_far.setChecked(True)
     with qtbot.waitSignal(panel.answerFailed, timeout=60000) as refused:
@@ -1822,4 +1823,5 @@ def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
     assert whole.args[0]["overview"] == "ending"
     assert ("A question about the whole book: its evidence is the book's last pages."
             in panel.answer_view.toPlainText())
+    qtbot.waitUntil(lambda: panel.history.item(0).text() == "[whole book] How does the story end?", timeout=10000)
     window.close()

@@ -171,7 +171,7 @@ def test_a_question_about_one_chapter_from_the_command_line(fixtures, capsys):
     asked = json.loads(out)
     assert code == 0 and asked["within"] == found["within"]
     code, out, _ = _run(capsys, "history", found["book_id"])
-    assert f"[in {found['within']['label']}] What happens here?" in out
+    assert f"[in {found['within']['short']}] What happens here?" in out
     code, out, _ = _run(capsys, "retrieve", found["book_id"], "What happens here?", "--in", "3", "--in", "1",
                         "--json")
     several = json.loads(out)
@@ -204,6 +204,16 @@ def test_a_question_about_one_chapter_from_the_command_line(fixtures, capsys):
     outline = json.loads(out)
     assert code == 0 and outline["overview"] == "outline" and outline["plan"]["scope"] == "GLOBAL"
     assert [passage["section"] for passage in outline["passages"]] == [1, 2, 3]
+    # Asked, both are kept saying so: in the list, and in the export.
+    for question in ("What did the old horse say about the hare in chapter 3?", "What is this book about?"):
+        code, out, err = _run(capsys, "ask", found["book_id"], question, "--answers", "evidence")
+        assert code == 0, err
+    code, out, _ = _run(capsys, "history", found["book_id"])
+    assert "[naming Chapter 3] What did the old horse say about the hare in chapter 3?" in out
+    assert "[whole book] What is this book about?" in out
+    code, out, _ = _run(capsys, "history", found["book_id"], "--markdown")
+    assert f"; naming {beside['named']['label']}, half the evidence from it*" in out
+    assert "; about the whole book, from the book in outline, each chapter's opening across it*" in out
 
 
 def test_a_follow_up_question_from_the_command_line(fixtures, capsys):

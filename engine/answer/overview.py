@@ -24,8 +24,10 @@ _WHOLE_BOOK = {"book", "novel", "story", "tale", "whole", "entire", "overall", "
                "finishes", "conclude", "concludes", "conclusion"}
 _ENDING = re.compile(r"\b(?:end|ends|ending|ended|finish|finishes|conclude|concludes|conclusion)\b", re.I)
 _OPENING = re.compile(r"\b(?:begin|begins|beginning|start|starts|opening|opens)\b", re.I)
-# What the evidence of each kind of whole-book question is, as the answer page says it.
+# The kinds of whole-book question, and what the evidence of each is, as an answer says it.
 OUTLINE, OPENING, ENDING = "outline", "opening", "ending"
+OVERVIEW_EVIDENCE = {OUTLINE: "the book in outline, each chapter's opening across it",
+                     OPENING: "the book's first pages", ENDING: "the book's last pages"}
 _THE_BOOK = re.compile(r"\b(?:this|the|that)\s+(?:whole\s+|entire\s+)?(?:book|novel|story|tale|work)\b", re.I)
 # "it", "this", "that" left once "this book" is taken out refer to something said before.
 _REFERENCES = PERSONAL_PRONOUNS | {"it", "its", "this", "that", "these", "those"}

@@ -224,10 +224,38 @@ def _record(question: str, answer: str, stored) -> dict:
     return record if isinstance(record, dict) else {"question": question, "answer": answer, "damaged": True}
 
 
+def entry_tags(result: dict | None) -> str:
+    """What a question of the history was asked of, as tags before it in a
+    list: "[up to Chapter 4]" for an answer limited to what had been read (asked
+    again now, it may say more), "[about “Her name was…”]" for a
+    selected passage, "[in Chapter 2]" for a chapter, "[naming Stave 3]" for a
+    question that names one beside a subject of its own, "[whole book]",
+    "[after “Who is Duchess?”]" for a follow-up."""
+    from ..answer.selection import opening
+
+    result = result or {}
+    limit, focus, within, named, follows = (result.get(key) for key in
+                                            ("reading_limit", "focus", "within", "named", "follows"))
+    tags = [f"up to {_short(limit)}" if limit else "",
+            f"about \u201c{opening(focus['text'])}\u201d" if focus else "",
+            f"in {_short(within)}" if within else "",
+            f"naming {_short(named)}" if named else "",
+            "whole book" if result.get("overview") else "",
+            f"after \u201c{opening(follows['question'])}\u201d" if follows else ""]
+    return "".join(f"[{tag}] " for tag in tags if tag)
+
+
+def _short(sections: dict) -> str:
+    """A record's short name for its sections; an older record has only
+    the label, whose title follows a colon."""
+    return sections.get("short") or sections["label"].split(":")[0]
+
+
 def entry_markdown(entry: HistoryEntry) -> str:
     """One question of the history as Markdown: when it was asked, its
     evidence, the answer (or draft) and the passages it cites."""
     from ..answer.digest import quoted  # quoted as the app shows it
+    from ..answer.overview import OVERVIEW_EVIDENCE
     from ..answer.selection import shown_text
 
     result = entry.result
@@ -237,6 +265,10 @@ def entry_markdown(entry: HistoryEntry) -> str:
     focus, within = result.get("focus"), result.get("within")
     about = f"; about the passage in {focus['label']}: {quoted(focus['text'])}" if focus else ""
     about += f"; about {within['label']} only" if within else ""
+    overview, named = OVERVIEW_EVIDENCE.get(result.get("overview")), result.get("named")
+    about += f"; about the whole book, from {overview}" if overview else ""
+    about += (f"; naming {named['label']}, half the evidence from {'it' if len(named['sections']) == 1 else 'them'}"
+              if named else "")
     follows = result.get("follows")
     about += (f"; following on from \u201c{follows['question']}\u201d{' and its answer' if follows.get('answer') else ''}"
               f", taken as \u201c{follows['taken_as']}\u201d"
