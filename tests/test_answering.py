@@ -372,6 +372,7 @@ def test_a_question_that_names_a_chapter_is_answered_from_it(session):
 
 def test_a_question_about_the_whole_book_gets_the_book_in_outline(session):
     from engine.answer.overview import asks_about_the_whole_book
+    from engine.errors import ChapterhouseError
 
     for whole in ("What is this book about?", "Summarize the novel", "What's the plot?", "How does the story end?",
                   "Who is the main character of the story?", "Give me a synopsis of the whole story"):
@@ -398,8 +399,16 @@ def test_a_question_about_the_whole_book_gets_the_book_in_outline(session):
     assert session.digest(ending)[-1].end == max(end for _, end in context.sentences(context.store.node(last)))
     # Up to a reader's position: nothing after it, the outline of what has been read.
     second = context.book.sections[1]
-    limited = session.retrieve("How does the story end?", budget=3, until=second.start + 200)
+    limited = session.retrieve("What is this book about?", budget=3, until=second.start + 200)
+    assert limited.overview == "outline" and {node.section for node in limited.passages} == {1, 2}
     assert all(node.end <= second.start + 200 for node in limited.passages)
+    # How it ends is refused in one line before its last chapter: the last pages read are not its ending.
+    with pytest.raises(ChapterhouseError, match=r"^Black Beauty: its ending lies past the reading limit \(up to "
+                                                r"Chapter 2[^\n]*$"):
+        session.retrieve("How does the story end?", budget=3, until=second.start + 200)
+    final = context.book.sections[-1]
+    read_into_it = session.retrieve("How does the story end?", budget=3, until=final.start + 300)
+    assert read_into_it.overview == "ending" and max(node.end for node in read_into_it.passages) == final.start + 300
     # A pronoun, a name or a chapter of its own, or a follow-up, is searched for as usual.
     assert session.retrieve("What happens in chapter 2?", budget=3).overview is None
     assert session.retrieve("What happens?", budget=3, after="Who was Dick?").overview is None

@@ -1815,6 +1815,10 @@ def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
         panel.ask()
     assert "Chapter 3" in refused.args[0] and "lies past the reading limit" in refused.args[0]
     assert panel.result["named"]["sections"] == [3]
+    with qtbot.waitSignal(panel.answerFailed, timeout=60000) as unread_ending:
+        panel.question.setText("How does the story end?")
+        panel.ask()
+    assert "its ending lies past the reading limit" in unread_ending.args[0]
     # About the whole book and nothing in it: the page says what its evidence is.
     panel.so_far.setChecked(False)
     panel.question.setText("How does the story end?")

@@ -45,6 +45,11 @@ def asks_about_the_whole_book(question: str) -> bool:
     return all(word.lower() in GENERIC_WORDS | _WHOLE_BOOK for word in content_words(rest))
 
 
+def overview_kind(question: str) -> str:
+    """Which whole-book question it is: how the book ends, how it begins, or what it is (its outline)."""
+    return ENDING if _ENDING.search(question) else OPENING if _OPENING.search(question) else OUTLINE
+
+
 def overview(plan: Plan, question: str, context, budget: int = 12, until: int | None = None) -> Retrieval:
     """The book in outline: `budget` passages spread over its chapters (those
     begun before `until`), each chapter's opening first; for a question on
@@ -61,7 +66,7 @@ def overview(plan: Plan, question: str, context, budget: int = 12, until: int | 
     sections = sorted(by_section)
     for section in sections:
         by_section[section].sort()
-    kind = ENDING if _ENDING.search(question) else OPENING if _OPENING.search(question) else OUTLINE
+    kind = overview_kind(question)
     in_order = [node_id for section in sections for _, node_id in by_section[section]]
     if kind == ENDING:
         chosen = in_order[-budget:]

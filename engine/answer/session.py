@@ -17,7 +17,7 @@ from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing,
     not_found, resolve_citations
 from .digest import DigestLine, evidence_digest
 from .followup import Earlier, as_earlier, follow_up_question, follows_record
-from .overview import asks_about_the_whole_book, overview
+from .overview import ENDING, asks_about_the_whole_book, overview, overview_kind
 from .related import RELATED_BUDGET, RELATED_QUESTION, related_plan
 from .retrieval import Features, Retrieval, retrieve
 from .selection import about_question, focus_record, within_question, within_record
@@ -161,6 +161,7 @@ class AnswerSession:
         named = self.named_sections(question, focus, within)
         if (within is None and focus is None and as_earlier(after) is None and not named
                 and asks_about_the_whole_book(question)):
+            self.check_ending_read(question, until)
             return overview(plan, question, self.context, budget, until)
         return retrieve(plan, self.context, budget=budget, features=features, until=until, focus=focus,
                         within=within, named=named)
@@ -231,6 +232,17 @@ class AnswerSession:
                                     f"the reading limit (up to {limit}): nothing there may be used until it is read "
                                     "or the limit is lifted")
         return within
+
+    def check_ending_read(self, question: str, until: int | None) -> None:
+        """A question on how the book ends, refused in one line while the
+        reader has not begun its last chapter: the last pages they have read
+        are not its ending, and the ending may not be shown them."""
+        book = self.indexer.book
+        if until is None or overview_kind(question) != ENDING or not book.sections or book.sections[-1].start < until:
+            return
+        limit = self.context.reading_limit(until)["label"]
+        raise ChapterhouseError(f"{book.title}: its ending lies past the reading limit (up to {limit}): it may not "
+                                "be used until it is read or the limit is lifted")
 
     def checked_focus(self, focus: tuple[int, int] | None) -> tuple[int, int] | None:
         """A selection's span, refused in one line when it is not text of this book."""
