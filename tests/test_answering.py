@@ -919,6 +919,10 @@ def test_eval_harness_reports_recall_baselines_and_ablations(tmp_path, fixtures,
         # Worded unlike the text (the hare, the dogs, the huntsmen), as readers often ask.
         {"id": "q3", "book": "three-chapters", "relation": "arc", "question": "What does the poor creature the "
          "pack pursued suffer in the end, and how do the riders take it?", "sections": [{"ordinal": 2}]},
+        # Retrieved as the app retrieves it, from the chapter it names alone: so the
+        # chapter given as needed here, another one, is missed at every budget.
+        {"id": "q4", "book": "three-chapters", "relation": "arc", "question": "Summarize chapter 3",
+         "sections": [{"ordinal": 1}]},
     ]) + "\n")
     out = tmp_path / "results.json"
     result = subprocess.run([sys.executable, "-m", "engine", "eval", "--questions", str(questions), "--books",
@@ -939,31 +943,32 @@ def test_eval_harness_reports_recall_baselines_and_ablations(tmp_path, fixtures,
     assert set(first["missed"]) == {"ladder", "bm25", "dense", "hybrid"}
     assert set(first["missed"]["ladder"]) == {"4", "2"}
     assert all(set(missed) <= {1, 3} for budgets in first["missed"].values() for missed in budgets.values())
-    assert [entry["id"] for entry in report["questions"]] == ["q1", "q2", "q3"]
+    assert [entry["id"] for entry in report["questions"]] == ["q1", "q2", "q3", "q4"]
+    assert report["questions"][3]["missed"]["ladder"] == {"4": [1], "2": [1]}
     recall_at_4 = statistics.mean(1 - len(entry["missed"]["ladder"]["4"]) / len(entry["required"])
                                   for entry in report["questions"])
     assert round(recall_at_4, 3) == overall["ladder"]["4"]["location_recall"]
     assert "ladder without vectors" in report["ablations"]["all"]  # a new book's first seconds
     # Each feature off at every budget, over all questions and over those worded unlike the text.
     low = "wording:low overlap with the text"
-    assert report["location_recall"][low]["ladder"]["4"]["questions"] == 1
+    assert report["location_recall"][low]["ladder"]["4"]["questions"] == 2
     for scope in ("all", low):
         assert set(report["ablations"][scope]["ladder without rare words"]) == {"4", "2"}
     table = result.stdout[result.stdout.index("ablation"):]
     assert all(heading in table.splitlines()[1] for heading in ("ALL @4", "ALL @2", "low overlap @4", "low overlap @2"))
     # Read up to the last section each question needs, the ladder shows nothing after it.
     assert set(report["so_far"]) == {"4", "2"}
-    assert report["so_far"]["4"]["questions"] == 3 and report["so_far"]["4"]["passages_after_the_limit"] == 0
+    assert report["so_far"]["4"]["questions"] == 4 and report["so_far"]["4"]["passages_after_the_limit"] == 0
     assert 0.0 < report["so_far"]["4"]["location_recall"] <= 1.0
     mid_section = report["so_far"]["4"]["mid_section"]  # a position inside a passage: it is cut there
-    assert mid_section["questions"] == 3 and mid_section["passages_after_the_limit"] == 0
+    assert mid_section["questions"] == 4 and mid_section["passages_after_the_limit"] == 0
     assert "for a reader who has read up to the last section a question needs" in result.stdout
     assert "for a reader half-way through that section" in result.stdout
     assert report["latency"]["ladder"]["mean_ms"] < 100
     # The digest quotes only retrieved passages, so it cannot cover more
     # required sections than retrieval found.
     quoted = report["answers"]["digest_sections"]
-    assert quoted["questions"] == 3 and quoted["budget"] == 4
+    assert quoted["questions"] == 4 and quoted["budget"] == 4
     assert 0.0 < quoted["required_sections_quoted"] <= overall["ladder"]["4"]["location_recall"]
     assert 0.0 < quoted["mean_ms"] <= quoted["max_ms"]  # what the digest costs, a figure for the report
     assert "digest_sections" in result.stdout
