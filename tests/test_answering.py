@@ -595,6 +595,30 @@ def test_the_digest_quotes_the_book_and_cites_retrieved_passages(session):
     assert any("hare" in line.text for line in lines)
 
 
+def test_the_digest_leaves_out_lines_that_say_only_who_spoke(tmp_path):
+    from engine.answer.digest import bare_exchange
+    from engine.paths import sample_book_path
+    from engine.store import Library
+
+    for bare in ('"No, no," said Scrooge.', '"I don\'t know," said Scrooge.', '"But why?" cried Scrooge\'s nephew.'):
+        assert bare_exchange(bare), bare
+    for telling in ('"Let me leave it alone, then," said Scrooge.', '"But you don\'t keep it."',
+                    'Marley was dead: to begin with.', '"Bah!" said Scrooge, "Humbug!"'):
+        assert not bare_exchange(telling), telling
+    # Stave I of the sample: the embedder ranks "I do," said Scrooge. first for what Scrooge says.
+    carol = sample_book_path().read_text(encoding="utf-8")
+    stave = carol[carol.index("STAVE I:  MARLEY'S GHOST"):carol.index("STAVE II:  THE FIRST")]
+    (tmp_path / "stave-one.txt").write_text(f"A CHRISTMAS CAROL, STAVE ONE\n\nby Charles Dickens\n\n\n{stave}",
+                                            encoding="utf-8")
+    library = Library(tmp_path / "home")
+    answering = AnswerSession(library, library.import_book(tmp_path / "stave-one.txt").book_id,
+                              embedder=open_embedder(ModelSettings()))
+    answering.ensure_indexed()
+    lines = answering.digest(answering.retrieve("What does Scrooge say to his nephew?", budget=12))
+    assert lines and not any(bare_exchange(line.text) for line in lines)
+    assert any("said Scrooge" in line.text or "nephew" in line.text for line in lines)
+
+
 def test_a_sentence_the_book_repeats_is_quoted_once(tmp_path):
     from engine.store import Library
 

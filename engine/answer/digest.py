@@ -9,12 +9,14 @@ its anchors), each word weighted by how rare it is in the book ("knocker"
 counts for more than "Scrooge" in A Christmas Carol), then ranked by the
 embedder; anchors break ties. Lines come
 from different sections where the ranking allows: a cross-chapter answer
-rests on several.
+rests on several. A line of dialogue that says only who spoke ("No, no,"
+said Scrooge.) is never quoted (see `bare_exchange`).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -76,7 +78,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                     continue
                 seen.add((start, end))
                 sentence = " ".join(book.text[start:end].split())
-                if len(sentence.split()) < 4 or sentence in quoted_texts:
+                if len(sentence.split()) < 4 or sentence in quoted_texts or bare_exchange(sentence):
                     continue
                 quoted_texts.add(sentence)
                 have = {stem(w) for w in content_words(sentence)}
@@ -177,6 +179,27 @@ def sentence_vectors(sentences: list[tuple], context) -> np.ndarray:
     if missing:
         vectors[missing] = embedder.embed([sentences[row][3] for row in missing])
     return vectors
+
+
+# Verbs that tag a line of dialogue with its speaker.
+_SPEECH_VERBS = {"said", "says", "say", "cried", "replied", "asked", "exclaimed", "returned", "answered", "added",
+                 "retorted", "observed", "remarked", "continued", "demanded", "inquired", "enquired", "muttered",
+                 "whispered", "shouted", "rejoined", "repeated", "interposed", "resumed"}
+
+
+_CONTRACTION = re.compile(r"(?:n't|'ll|'m|'re|'ve|'d)$", re.I)
+
+
+def bare_exchange(sentence: str) -> bool:
+    """A line of dialogue that says little but who spoke ("No, no," said
+    Scrooge. "I don't know," said Scrooge.): fewer than three content words
+    besides its speech verb (a contraction is no content). The embedder ranks
+    such a line high for any question of what someone says, and it tells the
+    reader nothing."""
+    words = content_words(sentence)
+    if not any(word.lower() in _SPEECH_VERBS for word in words):
+        return False
+    return sum(1 for word in words if word.lower() not in _SPEECH_VERBS and not _CONTRACTION.search(word)) < 3
 
 
 def word_weight(word: str, rarity) -> float:
