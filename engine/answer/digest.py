@@ -7,10 +7,10 @@ sentences' vectors, so it is shown first.
 Sentences are first shortlisted by the words they share with the part (and
 its anchors), each word weighted by how rare it is in the book ("knocker"
 counts for more than "Scrooge" in A Christmas Carol), then ranked by the
-embedder; anchors break ties. Lines come
-from different sections where the ranking allows: a cross-chapter answer
-rests on several. A line of dialogue that says only who spoke ("No, no,"
-said Scrooge.) is never quoted (see `bare_exchange`).
+embedder; anchors break ties. Lines come from different sections where the
+ranking allows: a cross-chapter answer rests on several. A line of dialogue
+that says only who spoke ("No, no," said Scrooge.) is never quoted (see
+`bare_exchange`).
 """
 
 from __future__ import annotations
@@ -185,8 +185,6 @@ def sentence_vectors(sentences: list[tuple], context) -> np.ndarray:
 _SPEECH_VERBS = {"said", "says", "say", "cried", "replied", "asked", "exclaimed", "returned", "answered", "added",
                  "retorted", "observed", "remarked", "continued", "demanded", "inquired", "enquired", "muttered",
                  "whispered", "shouted", "rejoined", "repeated", "interposed", "resumed"}
-
-
 _CONTRACTION = re.compile(r"(?:n't|'ll|'m|'re|'ve|'d)$", re.I)
 
 

@@ -6,9 +6,9 @@ found among the retrieved passages' sections, at a fixed passage budget,
 for the ladder method (retrieved as the app retrieves: a question that names
 a chapter or asks about the whole book is taken so) and, in the same run and
 budget, the baselines a plain RAG app would use (BM25, dense, hybrid RRF
-top-k). Beside it, evidence
-recall: the share of the set's gold evidence quotes that a retrieved passage
-holds (a section can be found by a passage that does not hold its evidence).
+top-k). Beside it, evidence recall: the share of the set's gold evidence
+quotes that a retrieved passage holds (a section can be found by a passage
+that does not hold its evidence).
 An ablation table turns off, one at a time, what the method adds. GutenQA
 questions with gold evidence strings are scored by Hit@1/5/20 and MRR;
 LiteraryQA questions by token F1 and ROUGE-L of the evidence digest (and of

@@ -131,15 +131,13 @@ class ChapterTitles:
                  for section in book.sections]
         heads += [(part.title, [s.ordinal for s in book.sections if s.part == part.ordinal]) for part in book.parts]
         self.titles = []
-        for title_words, ordinals in ((words, ordinals) for title, ordinals in heads
-                                      for words in _title_forms(title or "")):
-            if not ordinals:
-                continue
-            pattern = re.compile(r"[^a-z0-9']+".join(map(re.escape, title_words)) + r"\b")
-            telling = (len(title_words) >= 2
-                       and any(word not in GENERIC_WORDS for word in content_words(" ".join(title_words)))
-                       and self._sections_using(book, folded, pattern, ordinals) <= 1)
-            self.titles.append(_Title(tuple(title_words), ordinals, pattern, telling))
+        for title, ordinals in heads:
+            for title_words in _title_forms(title or "") if ordinals else []:
+                pattern = re.compile(r"[^a-z0-9']+".join(map(re.escape, title_words)) + r"\b")
+                telling = (len(title_words) >= 2
+                           and any(word not in GENERIC_WORDS for word in content_words(" ".join(title_words)))
+                           and self._sections_using(book, folded, pattern, ordinals) <= 1)
+                self.titles.append(_Title(tuple(title_words), ordinals, pattern, telling))
 
     @staticmethod
     def _sections_using(book, folded: str, pattern: re.Pattern, own: list[int]) -> int:
@@ -167,10 +165,10 @@ class ChapterTitles:
         as_titles = True
         folded = _fold(question)
         for title in self.titles:
-            article = r"(?:(?:the|a|an)\s+)?"
-            quoted = rf"[\"\u201c]{article}{title.pattern.pattern}[.!?]?[\"\u201d]|(?<![a-z])'{article}{title.pattern.pattern}[.!?]?'"
-            called = rf"\b(?:{_KINDS})s?\s+(?:(?:called|titled|entitled|named)\s+)?{article}{title.pattern.pattern}"
-            forms = [quoted, called] + ([rf"\b{article}{title.pattern.pattern}"] if title.telling else [])
+            named = rf"(?:(?:the|a|an)\s+)?{title.pattern.pattern}"  # "the Empty House" as well
+            quoted = rf"[\"\u201c]{named}[.!?]?[\"\u201d]|(?<![a-z])'{named}[.!?]?'"
+            called = rf"\b(?:{_KINDS})s?\s+(?:(?:called|titled|entitled|named)\s+)?{named}"
+            forms = [quoted, called] + ([rf"\b{named}"] if title.telling else [])
             match = re.search("|".join(f"(?:{form})" for form in forms), folded)  # short: "\b" costs nothing
             if match:
                 found.update(title.ordinals)
