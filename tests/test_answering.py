@@ -661,6 +661,10 @@ def test_a_digest_line_is_shown_in_quotation_marks_without_an_unpaired_one():
     # The last sentence of a speech: its closing mark would stand unpaired inside ours.
     assert quoted('They could not get away."') == "\u201cThey could not get away.\u201d"
     assert quoted('He called it "the sign of the four."') == "\u201cHe called it \"the sign of the four.\"\u201d"
+    # Cut from inside a speech: the mark it lacks is added, the book's own kept.
+    assert quoted('God save you!" cried a cheerful voice.') == '"God save you!" cried a cheerful voice.'
+    assert quoted("Marley's Ghost!\u201d and fell again.") == "\u201cMarley's Ghost!\u201d and fell again."
+    assert quoted('He said, "My dear Scrooge, how are you?') == '\u201cHe said, "My dear Scrooge, how are you?"\u201d'
 
 
 def test_the_digest_weighs_a_books_rare_words_above_its_common_ones(session):

@@ -236,11 +236,21 @@ def digest_markdown(lines: list[DigestLine], part_texts: list[str]) -> str:
 
 def quoted(sentence: str) -> str:
     """The sentence in quotation marks, unless it opens with its own (dialogue).
-    The last sentence of a speech ends with the speech's closing mark, which
-    would stand unpaired inside ours: it is left out of the display (the
-    citation's span keeps it)."""
+    A sentence cut from a speech has one of the speech's marks unpaired (the
+    citation's span keeps the book's text as it is): the last sentence of a
+    speech ends with its closing mark, left out of the display; one that
+    closes the speech further on ('God save you!" cried a voice.') gets the
+    opening mark it lacks; one that opens a speech it does not finish gets
+    the closing one."""
     if sentence[:1] in "\"'\u201c\u2018":
         return sentence
-    if sentence[-1:] in "\"\u201d" and sum(sentence.count(mark) for mark in "\"\u201c\u201d") % 2:
-        sentence = sentence[:-1]
-    return f"\u201c{sentence}\u201d"
+    if sum(sentence.count(mark) for mark in "\"\u201c\u201d") % 2 == 0:
+        return f"\u201c{sentence}\u201d"
+    if sentence[-1:] in "\"\u201d":
+        return f"\u201c{sentence[:-1]}\u201d"
+    first = next(index for index, char in enumerate(sentence) if char in "\"\u201c\u201d")
+    mark = sentence[first]
+    if mark == "\u201d" or (mark == '"' and first > 0 and not sentence[first - 1].isspace()):
+        return ("\u201c" if mark == "\u201d" else '"') + sentence
+    closing = "\u201d" if mark == "\u201c" else mark
+    return f"\u201c{sentence}{closing}\u201d"
