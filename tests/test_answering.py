@@ -231,6 +231,20 @@ def test_a_question_about_one_scene_keeps_rank_order_within_its_chapter(session)
     assert len({node.section for node in spread.ranked[:3]}) == 3
 
 
+def test_a_question_about_one_scene_leads_with_the_passage_that_holds_its_words_best(session):
+    # The fusion ranks another passage of the first chapter above it (the
+    # embedder prefers that one); the words' best passage has a slot of its own, first.
+    question = "What did the master give the colt?"
+    found = session.retrieve(question, budget=6)
+    assert found.plan.scope == LOCAL
+    best_by_words = session.context.search.bm25(question, levels=[1], k=1)[0][0]
+    assert found.ranked[0].id == best_by_words and "words" in found.parts[0].sources[best_by_words]
+    # Not for a question of several parts: their turns share the budget as before.
+    spread = session.retrieve("What did the old horse say about the hare, and how was the young horse broken in "
+                              "with a bit?", budget=6)
+    assert not any("words" in sources for sources in spread.parts[0].sources.values())
+
+
 def test_a_selection_is_quoted_into_the_question_by_its_own_opening_words():
     from engine.answer.selection import about_question, opening, part_heading, snippet
 

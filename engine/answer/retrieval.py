@@ -4,14 +4,15 @@ Each part of a plan ranks passages from several lists: exact anchor matches
 (phrase queries), the question's rare words, stemmed BM25 and dense search
 (names resolved through the characters card added to the words), and, where
 a capable generator wrote summaries, the sections whose summaries answer the
-part best. The lists are fused by reciprocal rank fusion. Parts then take
-turns picking their best passage, so every part gets its share of the
-budget, under two caps: at most two passages from one section, and one per
-section for a part that asks for several instances (three coughs are in
-three chapters). A budget those caps cannot spend (a book of five
-sections, a reader still in chapter 2) goes to more from the same sections.
-Up to a reader's position (`until`), nothing after it is
-shown: no spoilers. A passage the position cuts through is kept up to it (a
+part best. The lists are fused by reciprocal rank fusion. A one-part question
+about one scene first gets the passage that holds its words best (BM25's
+first), which the fusion can bury. Parts then take turns picking their best
+passage, so every part gets its share of the budget, under two caps: at
+most two passages from one section, and one per section for a part that
+asks for several instances (three coughs are in three chapters). A budget
+those caps cannot spend (a book of five sections, a reader still in
+chapter 2) goes to more from the same sections. Up to a reader's position
+(`until`), nothing after it is shown: no spoilers. A passage the position cuts through is kept up to it (a
 reader on the first page has no whole passage behind them yet). A passage
 the reader selected to ask about (`focus`) comes first, whole, wherever it is.
 """
@@ -155,6 +156,13 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     # budget left after the usual rounds goes to more from the same sections,
     # and a part asking for several instances may then take more than one
     # from a section.
+    # A question about one scene: the passage holding its words best has a
+    # reserved slot, first. Where the embedder misses that passage, the
+    # fusion buries it under passages both lists find (GutenQA Emma: hit@1
+    # 0.500 -> 0.567, MRR 0.590 -> 0.634; development set unchanged).
+    best_by_words = _best_by_words(plan, context, features, until, searched, rankings[0] if rankings else [])
+    if best_by_words is not None:
+        picks.take_turns([[best_by_words]], min(budget, len(chosen) + 1), MAX_PER_SECTION, mark="words")
     sections = len(context.book.sections) if searched is None else sum(1 for s in searched if s is not None)
     cap = max(MAX_PER_SECTION, -(-budget // max(1, sections)))
     # (cap on passages per section, whether a "several" part takes one per section)
@@ -322,9 +330,7 @@ def _rank_part(part: PlanPart, plan: Plan, context, features: Features, until: i
             if word in own or len(plan.parts) == 1:
                 found = search.bm25(word, levels=[1], k=8, sections=searched)
                 lists.append(("rare", LIST_WEIGHTS["rare"], found, word))
-    query = part.text
-    if features.names and part.names:
-        query = f"{part.text} {' '.join(part.names)}"
+    query = _words_query(part, features)
     lists.append(("bm25", LIST_WEIGHTS["bm25"], search.bm25(query, levels=[1], k=_DEPTH, sections=searched), query))
     if features.vectors:
         lists.append(("dense", LIST_WEIGHTS["dense"], search.dense(part.text, levels=[1], k=_DEPTH, sections=searched),
@@ -351,6 +357,26 @@ def _rank_part(part: PlanPart, plan: Plan, context, features: Features, until: i
     return [(node_id, context.section_of.get(node_id), sources[node_id])
             for node_id in sorted(scores, key=lambda n: -scores[n])
             if until is None or context.start_of.get(node_id, 0) < until]
+
+
+def _words_query(part: PlanPart, features: Features) -> str:
+    """What the part's BM25 list searches for: its words, and the other names
+    of the people it mentions."""
+    return f"{part.text} {' '.join(part.names)}" if features.names and part.names else part.text
+
+
+def _best_by_words(plan: Plan, context, features: Features, until: int | None, searched, ranking):
+    """The passage that holds a one-part question about one scene (LOCAL)
+    best by its words, as its ranking has it (sections searched, read
+    before `until`); None for any other question, or for a passage a
+    reader's position cuts through (its unread words may be what matched)."""
+    if plan.scope != LOCAL or len(plan.parts) != 1 or plan.parts[0].several:
+        return None
+    best = context.search.bm25(_words_query(plan.parts[0], features), levels=[1], k=1, sections=searched)
+    cut = {node.id for node in context.passages_cut_by(until)}
+    if not best or best[0][0] in cut:
+        return None
+    return next((entry for entry in ranking if entry[0] == best[0][0]), None)
 
 
 def _ranked_on_what_was_read(node: Node, until: int, lists, part: PlanPart, context):
