@@ -12,9 +12,10 @@ most two passages from one section, and one per section for a part that
 asks for several instances (three coughs are in three chapters). A budget
 those caps cannot spend (a book of five sections, a reader still in
 chapter 2) goes to more from the same sections. Up to a reader's position
-(`until`), nothing after it is shown: no spoilers. A passage the position cuts through is kept up to it (a
-reader on the first page has no whole passage behind them yet). A passage
-the reader selected to ask about (`focus`) comes first, whole, wherever it is.
+(`until`), nothing after it is shown: no spoilers. A passage the position
+cuts through is kept up to it (a reader on the first page has no whole
+passage behind them yet). A passage the reader selected to ask about
+(`focus`) comes first, whole, wherever it is.
 """
 
 from __future__ import annotations
