@@ -78,10 +78,13 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                     continue
                 seen.add((start, end))
                 sentence = " ".join(book.text[start:end].split())
-                if len(sentence.split()) < 4 or sentence in quoted_texts or bare_exchange(sentence):
+                if len(sentence.split()) < 4 or sentence in quoted_texts:
+                    continue
+                sentence_words = content_words(sentence)
+                if _says_only_who_spoke(sentence_words):
                     continue
                 quoted_texts.add(sentence)
-                have = {stem(w) for w in content_words(sentence)}
+                have = {stem(w) for w in sentence_words}
                 overlap = sum(wanted[common] for common in have if common in wanted)
                 anchored = sum(1 for a in anchors if a in sentence.lower())
                 candidates.append((overlap + 2 * anchored, anchored, start, end, sentence, passage))
@@ -194,7 +197,11 @@ def bare_exchange(sentence: str) -> bool:
     besides its speech verb (a contraction is no content). The embedder ranks
     such a line high for any question of what someone says, and it tells the
     reader nothing."""
-    words = content_words(sentence)
+    return _says_only_who_spoke(content_words(sentence))
+
+
+def _says_only_who_spoke(words: list[str]) -> bool:
+    """`bare_exchange`, on the sentence's content words (the digest has them already)."""
     if not any(word.lower() in _SPEECH_VERBS for word in words):
         return False
     return sum(1 for word in words if word.lower() not in _SPEECH_VERBS and not _CONTRACTION.search(word)) < 3

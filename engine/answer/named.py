@@ -110,8 +110,18 @@ def _label_numbers(book, section) -> set[tuple[str, int]]:
 class _Title:
     words: tuple[str, ...]  # the title's words, lowercase, without a leading article
     ordinals: list[int]  # the section it heads, or a part's sections
-    pattern: re.Pattern  # the title as a phrase in running text, from its first letter
     telling: bool  # named by its words alone, unquoted (see ChapterTitles)
+    named: re.Pattern  # how a question names it: quoted, called so, or (telling) bare
+    as_title: re.Pattern  # the forms that name it as a title: quoted or called so
+
+    @classmethod
+    def made(cls, title_words: list[str], ordinals: list[int], phrase: str, telling: bool) -> "_Title":
+        named = rf"(?:(?:the|a|an)\s+)?{phrase}"  # "the Empty House" as well
+        quoted = rf"[\"\u201c]{named}[.!?]?[\"\u201d]|(?<![a-z])'{named}[.!?]?'"
+        called = rf"\b(?:{_KINDS})s?\s+(?:(?:called|titled|entitled|named)\s+)?{named}"
+        forms = [quoted, called] + ([rf"\b{named}"] if telling else [])
+        return cls(tuple(title_words), ordinals, telling, re.compile("|".join(f"(?:{form})" for form in forms)),
+                   re.compile(f"(?:{quoted})|(?:{called})"))
 
 
 class ChapterTitles:
@@ -130,20 +140,20 @@ class ChapterTitles:
         heads = [(section.title or (section.heading if section.kind == "title" else None), [section.ordinal])
                  for section in book.sections]
         heads += [(part.title, [s.ordinal for s in book.sections if s.part == part.ordinal]) for part in book.parts]
+        starts = [section.start for section in book.sections]
         self.titles = []
         for title, ordinals in heads:
             for title_words in _title_forms(title or "") if ordinals else []:
-                pattern = re.compile(r"[^a-z0-9']+".join(map(re.escape, title_words)) + r"\b")
+                phrase = r"[^a-z0-9']+".join(map(re.escape, title_words)) + r"\b"
                 telling = (len(title_words) >= 2
                            and any(word not in GENERIC_WORDS for word in content_words(" ".join(title_words)))
-                           and self._sections_using(book, folded, pattern, ordinals) <= 1)
-                self.titles.append(_Title(tuple(title_words), ordinals, pattern, telling))
+                           and self._sections_using(book, starts, folded, re.compile(phrase), ordinals) <= 1)
+                self.titles.append(_Title.made(title_words, ordinals, phrase, telling))
 
     @staticmethod
-    def _sections_using(book, folded: str, pattern: re.Pattern, own: list[int]) -> int:
+    def _sections_using(book, starts: list[int], folded: str, pattern: re.Pattern, own: list[int]) -> int:
         """In how many sections besides its own the phrase occurs (its heading
         in the contents is in none)."""
-        starts = [section.start for section in book.sections]
         using = set()
         # No "\b" ahead of the phrase: it would cost Python's regex its fast
         # scan for a literal start (20 ms a title in a long book, not 1).
@@ -165,14 +175,10 @@ class ChapterTitles:
         as_titles = True
         folded = _fold(question)
         for title in self.titles:
-            named = rf"(?:(?:the|a|an)\s+)?{title.pattern.pattern}"  # "the Empty House" as well
-            quoted = rf"[\"\u201c]{named}[.!?]?[\"\u201d]|(?<![a-z])'{named}[.!?]?'"
-            called = rf"\b(?:{_KINDS})s?\s+(?:(?:called|titled|entitled|named)\s+)?{named}"
-            forms = [quoted, called] + ([rf"\b{named}"] if title.telling else [])
-            match = re.search("|".join(f"(?:{form})" for form in forms), folded)  # short: "\b" costs nothing
+            match = title.named.search(folded)  # a question is short: "\b" ahead costs nothing here
             if match:
                 found.update(title.ordinals)
-                as_titles = as_titles and re.fullmatch(f"(?:{quoted})|(?:{called})", match.group()) is not None
+                as_titles = as_titles and title.as_title.fullmatch(match.group()) is not None
                 # Same length, so offsets in the folded text hold in the question.
                 question = question[:match.start()] + " " * (match.end() - match.start()) + question[match.end():]
                 folded = folded[:match.start()] + " " * (match.end() - match.start()) + folded[match.end():]
