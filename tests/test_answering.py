@@ -609,28 +609,45 @@ def test_the_digest_quotes_the_book_and_cites_retrieved_passages(session):
     assert any("hare" in line.text for line in lines)
 
 
-def test_the_digest_leaves_out_lines_that_say_only_who_spoke(tmp_path):
-    from engine.answer.digest import bare_exchange
+@pytest.fixture(scope="module")
+def stave_one(tmp_path_factory):
+    """Stave I of the sample book as a book of its own, indexed (no generator)."""
     from engine.paths import sample_book_path
     from engine.store import Library
+
+    folder = tmp_path_factory.mktemp("stave-one")
+    carol = sample_book_path().read_text(encoding="utf-8")
+    stave = carol[carol.index("STAVE I:  MARLEY'S GHOST"):carol.index("STAVE II:  THE FIRST")]
+    (folder / "stave-one.txt").write_text(f"A CHRISTMAS CAROL, STAVE ONE\n\nby Charles Dickens\n\n\n{stave}",
+                                          encoding="utf-8")
+    library = Library(folder / "home")
+    answering = AnswerSession(library, library.import_book(folder / "stave-one.txt").book_id,
+                              embedder=open_embedder(ModelSettings()))
+    answering.ensure_indexed()
+    return answering
+
+
+def test_the_digest_leaves_out_lines_that_say_only_who_spoke(stave_one):
+    from engine.answer.digest import bare_exchange
 
     for bare in ('"No, no," said Scrooge.', '"I don\'t know," said Scrooge.', '"But why?" cried Scrooge\'s nephew.'):
         assert bare_exchange(bare), bare
     for telling in ('"Let me leave it alone, then," said Scrooge.', '"But you don\'t keep it."',
                     'Marley was dead: to begin with.', '"Bah!" said Scrooge, "Humbug!"'):
         assert not bare_exchange(telling), telling
-    # Stave I of the sample: the embedder ranks "I do," said Scrooge. first for what Scrooge says.
-    carol = sample_book_path().read_text(encoding="utf-8")
-    stave = carol[carol.index("STAVE I:  MARLEY'S GHOST"):carol.index("STAVE II:  THE FIRST")]
-    (tmp_path / "stave-one.txt").write_text(f"A CHRISTMAS CAROL, STAVE ONE\n\nby Charles Dickens\n\n\n{stave}",
-                                            encoding="utf-8")
-    library = Library(tmp_path / "home")
-    answering = AnswerSession(library, library.import_book(tmp_path / "stave-one.txt").book_id,
-                              embedder=open_embedder(ModelSettings()))
-    answering.ensure_indexed()
-    lines = answering.digest(answering.retrieve("What does Scrooge say to his nephew?", budget=12))
+    # The embedder ranks "I do," said Scrooge. first for what Scrooge says.
+    lines = stave_one.digest(stave_one.retrieve("What does Scrooge say to his nephew?", budget=12))
     assert lines and not any(bare_exchange(line.text) for line in lines)
     assert any("said Scrooge" in line.text or "nephew" in line.text for line in lines)
+
+
+def test_the_digest_quotes_the_lines_that_answer_from_the_passages_picked_first(stave_one):
+    # By the embedder alone, sentences that only name Marley, his ghost or
+    # chains outranked these, from the passages retrieval picked first.
+    chain = stave_one.retrieve("What is the chain Marley wears made of?", budget=12)
+    assert any("I wear the chain I forged in life" in line.text for line in stave_one.digest(chain))
+    warning = stave_one.retrieve("What does Marley's ghost warn Scrooge about?", budget=12)
+    assert any("warning him to come no nearer" in line.text for line in stave_one.digest(warning))
 
 
 def test_a_sentence_the_book_repeats_is_quoted_once(tmp_path):
