@@ -1044,6 +1044,33 @@ def test_eval_harness_reports_recall_baselines_and_ablations(tmp_path, fixtures,
     assert 0.0 <= quoted["gold_quotes_quoted"] <= 1.0
 
 
+def test_eval_harness_scores_evidence_strings_and_whether_the_digest_quotes_them(tmp_path, fixtures, library):
+    from engine.answer.evaluate import format_report, load_questions, run_evaluation
+
+    (tmp_path / "books").mkdir()
+    (tmp_path / "books" / "three-chapters.txt").write_bytes((fixtures / "three-chapters.txt").read_bytes())
+    questions = tmp_path / "qa" / "evidence.jsonl"
+    questions.parent.mkdir()
+    # GutenQA's format: the book by its file, the evidence as a string a passage must hold.
+    questions.write_text("\n".join(json.dumps({"book_file": "books/three-chapters.txt", "question": question,
+                                               "chunk_must_contain": evidence, "answer": ""})
+                                   for question, evidence in [
+        ("What did the old horse say about the hare and the dogs?", "a hare wild with fright rushed by"),
+        ("What did the colt live on while he was young?", "I lived upon my mother's milk")]) + "\n")
+    loaded = load_questions(questions, tmp_path / "books")
+    assert [question.kind for question in loaded] == ["evidence", "evidence"]
+    report = run_evaluation(loaded, library, budgets=(4,), ablations=False, progress=lambda _: None)
+    assert set(report["evidence"]) == {"ladder", "bm25", "dense", "hybrid"}
+    for entry in report["evidence"].values():
+        assert entry["questions"] == 2 and entry["hit@1"] <= entry["hit@5"] <= entry["hit@20"]
+        assert 0.0 <= entry["mrr"] <= 1.0
+    assert report["evidence"]["ladder"]["hit@20"] == 1.0
+    # The digest of the app's retrieval quotes the hare's flight; for the
+    # colt's food the embedder prefers other lines of the right passage.
+    assert report["answers"]["digest_evidence"] == {"questions": 2, "budget": 4, "evidence_quoted": 0.5}
+    assert "digest_evidence: questions 2, budget 4, evidence_quoted 0.5" in format_report(report)
+
+
 def test_a_bad_question_file_or_an_empty_question_is_one_line(session, tmp_path):
     from engine.answer.evaluate import load_questions
     from engine.errors import ChapterhouseError

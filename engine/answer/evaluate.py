@@ -204,7 +204,7 @@ class Row:
     digest: str = ""
     answer: dict | None = None
     digest_sections: list[int] | None = None  # sections the evidence digest quotes
-    digest_lines: list[str] = field(default_factory=list)
+    digest_lines: list[str] | None = None  # the evidence digest's lines, where it was made
     digest_seconds: float = 0.0
     beyond: int = 0  # passages shown from after the reading limit (SO_FAR rows; must be 0)
 
@@ -247,17 +247,19 @@ def run_evaluation(questions: list[Question], library, *, budgets=(12, 6), stage
             for budget in budgets:
                 # As the app retrieves: a question naming a chapter, or about the whole book, is taken so.
                 found = session.retrieve(question.question, budget=budget, planner=planner)
-                quoted, digest_seconds, lines = None, 0.0, []
-                if question.kind == "crosschapter" and budget == budgets[0]:
+                quoted, digest_seconds, lines = None, 0.0, None
+                if question.kind in ("crosschapter", "evidence") and budget == budgets[0]:
                     started = time.perf_counter()
                     lines = session.digest(found)
                     digest_seconds = time.perf_counter() - started
-                    quoted = sorted({line.section for line in lines if line.section is not None})
+                    if question.kind == "crosschapter":
+                        quoted = sorted({line.section for line in lines if line.section is not None})
                 rows.append(Row(question, "ladder", budget, found.sections, found.seconds,
                                 ranked_texts=[n.text for n in found.ranked],
                                 digest=session.digest_text(found)
                                 if question.kind == "answers" and budget == budgets[0] else "",
-                                digest_sections=quoted, digest_lines=[line.text for line in lines],
+                                digest_sections=quoted,
+                                digest_lines=None if lines is None else [line.text for line in lines],
                                 digest_seconds=digest_seconds))
                 if question.kind == "crosschapter" and question.sections:
                     last = context.book.sections[min(max(question.sections), len(context.book.sections)) - 1]
@@ -358,6 +360,14 @@ def summarize(rows: list[Row], books_info: dict) -> dict:
                if with_quotes else {}),
             "mean_ms": round(1000 * statistics.mean(r.digest_seconds for r in quoting), 1),
             "max_ms": round(1000 * max(r.digest_seconds for r in quoting), 1)}
+    digested = [r for r in rows
+                if r.question.kind == "evidence" and r.method == "ladder" and r.digest_lines is not None]
+    if digested:
+        # What the default model's user reads first: does it quote the gold evidence?
+        report["answers"]["digest_evidence"] = {
+            "questions": len(digested), "budget": digested[0].budget,
+            "evidence_quoted": round(sum(1 for r in digested if any(
+                repeats_quote(line, r.question.evidence) for line in r.digest_lines)) / len(digested), 3)}
     evidence_rows = [r for r in rows if r.question.kind == "evidence" and r.budget == 20]
     for method in {r.method for r in evidence_rows}:
         hits = {1: 0, 5: 0, 20: 0}
