@@ -20,7 +20,7 @@ import pytest
 
 from engine.answer.answering import adds_nothing, answer_messages, resolve_citations
 from engine.answer_cli import DRAFT_RESTATED
-from engine.answer.planning import GLOBAL, LOCAL, MID, code_plan, guard_plan
+from engine.answer.planning import GLOBAL, LOCAL, MID, code_plan, guard_plan, stem
 from engine.answer.retrieval import MAX_PER_SECTION, Features, retrieve
 from engine.answer.session import AnswerSession
 from engine.index.store import Node
@@ -47,6 +47,14 @@ def test_code_plan_splits_clauses_and_keeps_the_questions_words():
     assert code_plan("How is the whole book framed by its first and last scenes?").scope == GLOBAL
     named = code_plan("Where does Darkie first see a hunt?", CHARACTERS)
     assert named.parts[0].names == ["Black Beauty", "Beauty"]
+
+
+def test_words_are_stemmed_as_the_word_index_stems_them():
+    # Whether a sentence holds a question's words (the digest, a claim's
+    # support, a draft that restates the question) rests on these.
+    assert stem("lived") == stem("live") == stem("living") == stem("Lives")
+    assert stem("horses") == stem("Horse") and stem("studies") == stem("study") and stem("broke") != stem("brook")
+    assert stem("Scrooge's") == stem("scrooge")
 
 
 def test_the_guard_keeps_what_the_question_supports():

@@ -16,8 +16,11 @@ made each plan is counted.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
+
+import Stemmer
 
 LOCAL, MID, GLOBAL = "LOCAL", "MID", "GLOBAL"
 MAX_PARTS = 3
@@ -95,13 +98,14 @@ def content_words(text: str) -> list[str]:
     return [w for w in words(text) if w.lower().strip("'") not in STOPWORDS and len(w) > 2]
 
 
+_ENGLISH = Stemmer.Stemmer("english")
+
+
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A light stem ("horses", "horsed" -> "hors"), enough to tell whether two texts share a word."""
-    word = word.lower().strip("'")
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
+    """A word's Snowball (Porter2) stem, as the word index stems it
+    ("lived", "live" -> "live"; "horses" -> "hors"): whether two texts share a word."""
+    return _ENGLISH.stemWord(word.lower().strip("'"))
 
 
 # ------------------------------------------------------------ the code planner
