@@ -47,6 +47,15 @@ def test_code_plan_splits_clauses_and_keeps_the_questions_words():
     assert code_plan("How is the whole book framed by its first and last scenes?").scope == GLOBAL
     named = code_plan("Where does Darkie first see a hunt?", CHARACTERS)
     assert named.parts[0].names == ["Black Beauty", "Beauty"]
+    # "later", "then", "finally" start a clause after a comma or "and", not inside one.
+    assert [part.text for part in code_plan("What does Buck learn from Curly's death, and how does that lesson play "
+                                            "out in his later fights?").parts] == [
+        "What does Buck learn from Curly's death", "how does that lesson play out in his later fights"]
+    assert [part.text for part in code_plan("Which warning is repeated by Holmes and later recalled by Sir "
+                                            "Henry?").parts] == ["Which warning is repeated by Holmes",
+                                                                 "later recalled by Sir Henry"]
+    assert [part.text for part in code_plan("What does the narrator later learn about the black horse?").parts] == [
+        "What does the narrator later learn about the black horse"]
 
 
 def test_words_are_stemmed_as_the_word_index_stems_them():

@@ -43,8 +43,8 @@ _SEVERAL = re.compile(r"\b(three|four|five|several|twice|each|every|all the|how 
 _GLOBAL = re.compile(r"\b(whole book|the book|the novel|throughout|across the|recurring|structure|arranged|"
                      r"framing|frame|opens? and clos\w+|from beginning to end|overall|as a whole|motif|theme)\b", re.I)
 _CLAUSE_SPLIT = re.compile(r"\s*(?:,\s*and\s+|;\s*|\?\s+|\s+and\s+(?=(?:what|how|why|who|which|where|when)\b)|"
-                           r",\s*(?=(?:and\s+)?(?:what|how|why|who|which|where|when|then|later)\b)|"
-                           r"\s+(?=(?:and\s+)?(?:later|then|afterwards|finally)\b))", re.I)
+                           r",\s*(?=(?:and\s+)?(?:what|how|why|who|which|where|when|then|later|afterwards|finally)\b)|"
+                           r"\s+and\s+(?=(?:later|then|afterwards|finally)\b))", re.I)
 
 
 @dataclass
