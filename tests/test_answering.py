@@ -20,7 +20,7 @@ import pytest
 
 from engine.answer.answering import adds_nothing, answer_messages, resolve_citations
 from engine.answer_cli import DRAFT_RESTATED
-from engine.answer.planning import GLOBAL, LOCAL, MID, code_plan, guard_plan, stem
+from engine.answer.planning import GLOBAL, LOCAL, MID, code_plan, content_words, guard_plan, stem
 from engine.answer.retrieval import MAX_PER_SECTION, Features, retrieve
 from engine.answer.session import AnswerSession
 from engine.index.store import Node
@@ -56,6 +56,8 @@ def test_code_plan_splits_clauses_and_keeps_the_questions_words():
                                                                  "later recalled by Sir Henry"]
     assert [part.text for part in code_plan("What does the narrator later learn about the black horse?").parts] == [
         "What does the narrator later learn about the black horse"]
+    # Words of when, like "later" and "then", are no handle on a passage.
+    assert content_words("What does she finally realise afterwards, and eventually do?") == ["realise"]
 
 
 def test_words_are_stemmed_as_the_word_index_stems_them():

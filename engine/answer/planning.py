@@ -37,6 +37,7 @@ STOPWORDS = {
     "happen", "happens", "happened", "show", "shows", "change", "changes", "use", "uses", "used", "turn", "turns",
     "up", "out", "down", "off", "would", "could", "should", "will", "can", "may", "might", "must", "own", "also",
     "just", "only", "very", "more", "most", "much", "many", "what's", "whats", "if", "while", "until", "since",
+    "afterwards", "afterward", "finally", "eventually",
 }
 _SEVERAL = re.compile(r"\b(three|four|five|several|twice|each|every|all the|how many|times|both|list|recur\w*|"
                       r"repeated\w*|again and again|more than once|successive|series)\b", re.I)
