@@ -40,13 +40,11 @@ _CUTOFF = 0.7
 # overlap and the place its passage was picked in (the fused ranking of
 # several lists knows better than one sentence's similarity which passages
 # hold the answer). Measured on the development set (12 passages; required
-# sections quoted / gold quotes quoted / GutenQA Emma evidence quoted):
-# overlap 0.005 and no pick order 0.544 / 0.065 / 0.233; these 0.571 / 0.074
-# / 0.267, in fewer lines (3.81 a question against 3.85); with Snowball
-# stems for the overlap (planning.stem) 0.600 / 0.073 / 0.267. Pick order
-# 0.15 quotes more required sections (0.578 before Snowball), but then a
-# first passage's weak line often stands over a later passage's answer in
-# the lines read.
+# sections quoted / gold quotes quoted / GutenQA Emma evidence quoted): the
+# overlap at 0.005 and no pick order 0.544 / 0.065 / 0.233; these 0.571 /
+# 0.074 / 0.267, in fewer lines. A pick order of 0.15 quotes more required
+# sections (0.578), but a first passage's weak line then often stands over a
+# later passage's answer.
 _OVERLAP_WEIGHT = 0.02
 _PICK_ORDER_WEIGHT = 0.08
 _PICK_ORDER_DECAY = 0.3

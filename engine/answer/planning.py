@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 from dataclasses import dataclass, field
 
 import Stemmer
@@ -99,14 +100,19 @@ def content_words(text: str) -> list[str]:
     return [w for w in words(text) if w.lower().strip("'") not in STOPWORDS and len(w) > 2]
 
 
-_ENGLISH = Stemmer.Stemmer("english")
+# A stemmer is not safe to share between threads (PyStemmer's documentation);
+# answers and the app's background work stem at the same time.
+_stemmers = threading.local()
 
 
 @functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A word's Snowball (Porter2) stem, as the word index stems it
     ("lived", "live" -> "live"; "horses" -> "hors"): whether two texts share a word."""
-    return _ENGLISH.stemWord(word.lower().strip("'"))
+    english = getattr(_stemmers, "english", None)
+    if english is None:
+        english = _stemmers.english = Stemmer.Stemmer("english", 0)  # no cache of its own: this one's is shared
+    return english.stemWord(word.lower().strip("'"))
 
 
 # ------------------------------------------------------------ the code planner
