@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from engine.answer.digest import quoted
 from engine.answer.followup import earlier_of, earlier_question, leans_on_earlier
-from engine.answer.overview import OVERVIEW_EVIDENCE
+from engine.answer.overview import overview_evidence
 from engine.answer.related import RELATED_BUDGET, RELATED_QUESTION
 from engine.answer.selection import (focus_record, part_heading, sections_label, sections_named, shown_text,
                                      within_record)
@@ -667,8 +667,10 @@ class AskPanel(QWidget):
             page = (f"<p><i>About the passage in {html.escape(focus['label'])}: "
                     f"{html.escape(quoted(focus['text']))}</i></p>") + page
         if page and within:
-            page = f"<p><i>About {html.escape(within['label'])} only: nothing else is searched.</i></p>" + page
-        outline = OVERVIEW_EVIDENCE.get(result.get("overview"))
+            outline = overview_evidence(result.get("overview"), within["sections"])
+            said = f", as a whole: the evidence is {outline}" if outline else ": nothing else is searched"
+            page = f"<p><i>About {html.escape(within['label'])} only{said}.</i></p>" + page
+        outline = None if within else overview_evidence(result.get("overview"))
         if page and outline:
             page = f"<p><i>A question about the whole book: its evidence is {outline}.</i></p>" + page
         named = result.get("named")

@@ -443,12 +443,46 @@ def test_a_question_about_the_whole_book_gets_the_book_in_outline(session):
     read_into_it = session.retrieve("How does the story end?", budget=3, until=final.start + 300)
     assert read_into_it.overview == "ending" and max(node.end for node in read_into_it.passages) == final.start + 300
     # A pronoun, a name or a chapter of its own, or a follow-up, is searched for as usual.
-    assert session.retrieve("What happens in chapter 2?", budget=3).overview is None
+    assert session.retrieve("Why does the hare run in chapter 2?", budget=3).overview is None
     assert session.retrieve("What happens?", budget=3, after="Who was Dick?").overview is None
     stopped = CancelToken()
     stopped.cancel()
     result = session.ask("Summarize the book", budget=6, planner="code", cancel=stopped)
     assert result.overview == "outline" and result.as_dict()["overview"] == "outline"
+
+
+def test_a_question_about_a_chapter_as_a_whole_gets_the_chapter_in_outline(session):
+    from engine.answer.digest import bare_exchange
+    from engine.answer.overview import asks_about_the_chapters
+
+    for whole in ("What happens here?", "Summarize this chapter", "How does it end?", "Who are the main characters?"):
+        assert asks_about_the_chapters(whole), whole
+    for searched in ("Why does he cry here?", "What does the old horse say?", "Who is Squire Gordon?"):
+        assert not asks_about_the_chapters(searched), searched
+    context = session.context
+    in_order = sorted((start, node_id) for node_id, start in context.start_of.items() if context.section_of[node_id] == 2)
+    # A search on "summarize" found chance lines; its evidence is the chapter from its start to its end.
+    outline = session.retrieve("Summarize chapter 2", budget=6)
+    assert outline.overview == "outline" and outline.within == [2] and len(outline.passages) == min(6, len(in_order))
+    assert {node.section for node in outline.passages} == {2}
+    assert outline.passages[0].id == in_order[0][1] and outline.passages[-1].id == in_order[-1][1]
+    # Its digest: a telling line from each third of it, in order.
+    lines = session.digest(outline)
+    assert len(lines) == 3 and [line.start for line in lines] == sorted(line.start for line in lines)
+    assert {line.section for line in lines} == {2} and not any(bare_exchange(line.text) for line in lines)
+    thirds = [in_order[len(in_order) * i // 3][0] for i in range(3)]
+    assert lines[1].start >= thirds[1] and lines[2].start >= thirds[2]
+    # How it ends: its last pages, and its last sentences.
+    ending = session.retrieve("How does chapter 2 end?", budget=3)
+    assert ending.overview == "ending" and ending.passages[-1].id == in_order[-1][1]
+    last = context.store.node(in_order[-1][1])
+    assert session.digest(ending)[-1].end == max(end for _, end in context.sentences(last))
+    # Picked in the contents and asked "What happens here?": the same outline.
+    assert [node.id for node in session.retrieve("What happens here?", budget=6, within=[2]).passages] == [
+        node.id for node in outline.passages]
+    # Something in it asked about: a search of it alone, as before.
+    searched = session.retrieve("What did the old horse say about the hare?", budget=6, within=[2])
+    assert searched.overview is None and searched.within == [2]
 
 
 def test_a_question_about_one_chapter_searches_only_it_and_spends_the_budget_there(session):

@@ -1730,7 +1730,10 @@ def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
     result = finished.args[0]
     assert result["within"] == {"sections": [2], "label": name, "short": "Chapter 2"} and panel.within is None
     assert {passage["section"] for part in result["parts"] for passage in part["passages"]} == {2}
-    assert f"About {name} only" in panel.answer_view.toPlainText()
+    # Nothing asked of it in particular: the chapter in outline, not a search on "happens".
+    assert result["overview"] == "outline"
+    assert (f"About {name} only, as a whole: the evidence is its passages spread from start to end."
+            in panel.answer_view.toPlainText())
     qtbot.waitUntil(lambda: panel.history.count() == 1, timeout=10000)
     assert panel.history.item(0).text() == "[in Chapter 2] What happens here?"
     # Its tooltip: when it was asked, and the evidence's first line (answers are left to the evidence here).
@@ -1797,9 +1800,15 @@ def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
     panel.question.setText("Summarize chapter 2")
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as typed:
         panel.ask()
-    assert typed.args[0]["within"]["sections"] == [2]
-    assert f"About {name} only: nothing else is searched." in panel.answer_view.toPlainText()
+    assert typed.args[0]["within"]["sections"] == [2] and typed.args[0]["overview"] == "outline"
     qtbot.waitUntil(lambda: panel.history.item(0).text() == "[in Chapter 2] Summarize chapter 2", timeout=10000)
+    # Something in the chapter asked about: a search of it alone.
+    panel.set_within([2])
+    panel.question.setText("What did the old horse say about the hare?")
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as searched:
+        panel.ask()
+    assert searched.args[0]["within"]["sections"] == [2] and searched.args[0]["overview"] is None
+    assert f"About {name} only: nothing else is searched." in panel.answer_view.toPlainText()
     # Named beside a subject of its own, the page says where the evidence comes from first.
     panel.question.setText("What did the old horse say about the hare in chapter 3?")
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as beside:

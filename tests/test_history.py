@@ -214,6 +214,8 @@ def test_a_question_about_one_chapter_from_the_command_line(fixtures, capsys):
     code, out, _ = _run(capsys, "history", found["book_id"], "--markdown")
     assert f"; naming {beside['named']['label']}, half the evidence from it*" in out
     assert "; about the whole book, from the book in outline, each chapter's opening across it*" in out
+    chapter = found["within"]["label"]  # "What happens here?", asked of it alone: it in outline
+    assert f"; about {chapter} only, as a whole, from its passages spread from start to end*" in out
 
 
 def test_a_follow_up_question_from_the_command_line(fixtures, capsys):

@@ -147,7 +147,8 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
     another by its words: the book's own outline is quoted instead, the
     first sentence of three chapters' openings spread across it (first,
     middle, last), or the book's first or last sentences for how it begins
-    or ends."""
+    or ends. For chapters asked about as a whole, the most typical sentence
+    of each third of them (see `_typical_sentences`)."""
     book = context.book
     passages = retrieval.parts[0].passages if retrieval.parts else []
     sentences, seen = [], set()
@@ -161,6 +162,8 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         picked = sentences[-_MAX_LINES:]
     elif retrieval.overview == "opening":
         picked = sentences[:_MAX_LINES]
+    elif retrieval.within:
+        picked = _typical_sentences(sentences, context)
     else:
         firsts, sections = [], set()
         for item in sentences:
@@ -176,6 +179,30 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                                 section=passage.section, label=section.label if section else "", start=start,
                                 end=end, score=0.0))
     return lines
+
+
+# The words of a chapter outline's line: fewer tell nothing, more read as a page, not a line.
+_SUMMARY_LINE_WORDS = (10, 60)
+
+
+def _typical_sentences(sentences: list[tuple], context) -> list[tuple]:
+    """One sentence from each third of a chapter's passages, in order: the
+    one nearest the mean of all their sentences' vectors, what the chapter
+    is mostly about (a centroid summary); without an embedder, each third's
+    first. Lines of dialogue that say only who spoke, and sentences too short
+    to tell anything or too long to read as a line, are passed over."""
+    telling = [item for item in sentences if _SUMMARY_LINE_WORDS[0] <= len(context.book.text[item[1]:item[2]].split())
+               <= _SUMMARY_LINE_WORDS[1] and not bare_exchange(context.book.text[item[1]:item[2]])] or sentences
+    thirds = [telling[len(telling) * i // _MAX_LINES:len(telling) * (i + 1) // _MAX_LINES] for i in range(_MAX_LINES)]
+    thirds = [third for third in thirds if third]
+    if context.search.embedder is None:
+        return [third[0] for third in thirds]
+    vectors = sentence_vectors([(passage, start, end, context.book.text[start:end])
+                                for passage, start, end in telling], context)
+    centre = vectors.mean(axis=0)
+    closeness = vectors @ (centre / (np.linalg.norm(centre) or 1.0))
+    place = {(start, end): row for row, (_, start, end) in enumerate(telling)}
+    return [max(third, key=lambda item: closeness[place[item[1], item[2]]]) for third in thirds]
 
 
 def sentence_vectors(sentences: list[tuple], context) -> np.ndarray:

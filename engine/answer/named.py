@@ -34,7 +34,10 @@ GENERIC_WORDS = {"summarize", "summarise", "summary", "summaries", "recap", "hap
                  "appear", "appears", "characters", "character", "main", "key", "important", "points", "point",
                  "tell", "story", "explain", "brief", "briefly", "short", "sum", "gist", "covered", "cover",
                  "covers", "chapter", "chapters", "stave", "staves", "part", "parts", "section", "sections", "book",
-                 "volume", "letter", "adventure", "canto", "episode", "contents", "content"}
+                 "volume", "letter", "adventure", "canto", "episode", "contents", "content",
+                 # how it begins or ends: its first or last pages (overview.py)
+                 "begin", "begins", "beginning", "start", "starts", "opening", "opens", "end", "ends", "ending",
+                 "ended", "finish", "finishes", "conclude", "concludes", "conclusion"}
 
 
 def sections_named_in(question: str, book, titles: "ChapterTitles | None" = None) -> tuple[list[int], bool]:

@@ -5,7 +5,12 @@ it by its words, and a search on them finds noise (chance lines that say
 chapter's opening passage, where the chapter sets its scene, spread evenly
 across the book when it has more chapters than the budget, and more from the
 longest chapters when it has fewer. Its scope is GLOBAL, so a capable model
-also reads the book's summaries and cards where the ladder has them."""
+also reads the book's summaries and cards where the ladder has them.
+
+So with chapters asked about and nothing in them in particular ("Summarize
+Stave 3", "What happens in Silver Blaze?", "How does chapter 5 end?", or the
+contents' "Ask About Stave III Only" with "What happens here?"): their
+passages spread from first to last, or their first or last pages."""
 
 from __future__ import annotations
 
@@ -45,18 +50,44 @@ def asks_about_the_whole_book(question: str) -> bool:
     return all(word.lower() in GENERIC_WORDS | _WHOLE_BOOK for word in content_words(rest))
 
 
+# "this chapter", "the stave", "here", "it" in "How does it end?": the
+# chapters asked about, not something said before.
+_THE_CHAPTERS = re.compile(rf"\b(?:(?:this|the|that|these|those)\s+(?:{'|'.join(sorted(GENERIC_WORDS))})s?|here|its?)\b",
+                           re.I)
+
+
+def asks_about_the_chapters(question: str) -> bool:
+    """Whether a question about chapters picked in the contents asks about
+    them as a whole ("What happens here?", "Summarize this chapter", "How
+    does it end?") rather than about something in them."""
+    return asks_about_the_whole_book(_THE_CHAPTERS.sub(" ", question))
+
+
+def overview_evidence(kind: str | None, chapters: list[int] | None = None) -> str | None:
+    """What a question's evidence is when it asks about the whole book, or
+    about `chapters` as a whole, as an answer says it (None: a search)."""
+    if kind is None or chapters is None:
+        return OVERVIEW_EVIDENCE.get(kind) if kind else None
+    theirs = "its" if len(chapters) == 1 else "their"
+    return {OUTLINE: f"{theirs} passages spread from start to end", OPENING: f"{theirs} first pages",
+            ENDING: f"{theirs} last pages"}[kind]
+
+
 def overview_kind(question: str) -> str:
     """Which whole-book question it is: how the book ends, how it begins, or what it is (its outline)."""
     return ENDING if _ENDING.search(question) else OPENING if _OPENING.search(question) else OUTLINE
 
 
-def overview(plan: Plan, question: str, context, budget: int = 12, until: int | None = None) -> Retrieval:
+def overview(plan: Plan, question: str, context, budget: int = 12, until: int | None = None,
+             within: list[int] | None = None) -> Retrieval:
     """The book in outline: `budget` passages spread over its chapters (those
-    begun before `until`), each chapter's opening first; for a question on
-    how it ends ("How does the novel end?"), its last passages; on how it
-    begins, its first."""
+    begun before `until`; with `within`, those chapters only), each chapter's
+    opening first; for a question on how it ends ("How does the novel
+    end?"), its last passages; on how it begins, its first."""
     started = time.perf_counter()
     begun = context.sections_begun(until)
+    if within is not None:
+        begun = [section for section in (begun if begun is not None else within) if section in set(within)]
     by_section: dict[int, list[tuple[int, str]]] = {}
     for node_id, section in context.section_of.items():
         start = context.start_of.get(node_id, 0)
@@ -82,12 +113,13 @@ def overview(plan: Plan, question: str, context, budget: int = 12, until: int | 
         parts[0].sources[node.id] = ["overview"]
     return Retrieval(plan=plan, parts=parts, seconds=time.perf_counter() - started,
                      order=[node.id for node in parts[0].passages], until=until,
-                     meaning_share=context.meaning_share, overview=kind)
+                     meaning_share=context.meaning_share, overview=kind, within=within)
 
 
 def _outline(by_section: dict[int, list[tuple[int, str]]], sections: list[int], budget: int) -> list[str]:
     """Each chapter's opening, evenly spaced chapters when there are more than
-    the budget; with fewer, more from the longest, spread through them."""
+    the budget; with fewer, more from the longest, spread through them to
+    their last."""
     if len(sections) > budget:  # evenly spaced chapters, the first and the last among them
         sections = sorted({sections[round(i * (len(sections) - 1) / max(1, budget - 1))] for i in range(budget)})
     counts = {section: 1 for section in sections}
@@ -97,4 +129,5 @@ def _outline(by_section: dict[int, list[tuple[int, str]]], sections: list[int], 
             break
         widest = max(roomy, key=lambda s: (len(by_section[s]) / counts[s], -s))
         counts[widest] += 1
-    return [by_section[s][round(j * len(by_section[s]) / counts[s])][1] for s in sections for j in range(counts[s])]
+    return [by_section[s][round(j * (len(by_section[s]) - 1) / max(1, counts[s] - 1))][1]
+            for s in sections for j in range(counts[s])]

@@ -17,7 +17,7 @@ from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing,
     not_found, resolve_citations
 from .digest import DigestLine, evidence_digest
 from .followup import Earlier, as_earlier, follow_up_question, follows_record
-from .overview import ENDING, asks_about_the_whole_book, overview, overview_kind
+from .overview import ENDING, asks_about_the_chapters, asks_about_the_whole_book, overview, overview_kind
 from .related import RELATED_BUDGET, RELATED_QUESTION, related_plan
 from .retrieval import Features, Retrieval, retrieve
 from .selection import about_question, focus_record, within_question, within_record
@@ -156,13 +156,16 @@ class AnswerSession:
                  after: str | Earlier | None = None, features: Features | None = None) -> Retrieval:
         """The passages for a planned question (`within` and `focus` checked):
         the book in outline for a question about the whole of it and nothing
-        in particular (overview.py), else retrieval, with half the budget from
-        the chapters it names beside a subject of its own (named.py)."""
+        in particular, the chapters in outline for one about them alone
+        (overview.py), else retrieval, with half the budget from the
+        chapters it names beside a subject of its own (named.py)."""
         named = self.named_sections(question, focus, within)
-        if (within is None and focus is None and as_earlier(after) is None and not named
-                and asks_about_the_whole_book(question)):
-            self.check_ending_read(question, until)
-            return overview(plan, question, self.context, budget, until)
+        if focus is None and as_earlier(after) is None and not named:
+            if within is None and asks_about_the_whole_book(question):
+                self.check_ending_read(question, until)
+                return overview(plan, question, self.context, budget, until)
+            if within is not None and self._about_the_chapters_alone(question):
+                return overview(plan, question, self.context, budget, until, within)
         return retrieve(plan, self.context, budget=budget, features=features, until=until, focus=focus,
                         within=within, named=named)
 
@@ -200,6 +203,13 @@ class AnswerSession:
             named, only = self.context.sections_named_in(question)
             within = named if only else None
         return self.checked_within(within, until)
+
+    def _about_the_chapters_alone(self, question: str) -> bool:
+        """Whether a question about some chapters asks about them as a whole:
+        one that names them and nothing else ("Summarize Stave 3"), or, for
+        chapters picked in the contents, one like "What happens here?"."""
+        named, only = self.context.sections_named_in(question)
+        return only if named else asks_about_the_chapters(question)
 
     def named_sections(self, question: str, focus: tuple[int, int] | None,
                        within: list[int] | None) -> list[int] | None:

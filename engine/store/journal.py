@@ -240,7 +240,7 @@ def entry_tags(result: dict | None) -> str:
             f"about \u201c{opening(focus['text'])}\u201d" if focus else "",
             f"in {_short(within)}" if within else "",
             f"naming {_short(named)}" if named else "",
-            "whole book" if result.get("overview") else "",
+            "whole book" if result.get("overview") and not within else "",
             f"after \u201c{opening(follows['question'])}\u201d" if follows else ""]
     return "".join(f"[{tag}] " for tag in tags if tag)
 
@@ -255,7 +255,7 @@ def entry_markdown(entry: HistoryEntry) -> str:
     """One question of the history as Markdown: when it was asked, its
     evidence, the answer (or draft) and the passages it cites."""
     from ..answer.digest import quoted  # quoted as the app shows it
-    from ..answer.overview import OVERVIEW_EVIDENCE
+    from ..answer.overview import overview_evidence
     from ..answer.selection import shown_text
 
     result = entry.result
@@ -264,9 +264,12 @@ def entry_markdown(entry: HistoryEntry) -> str:
     scope = f"; from the book up to where the reader had read, in {limit['label']}" if limit else ""
     focus, within = result.get("focus"), result.get("within")
     about = f"; about the passage in {focus['label']}: {quoted(focus['text'])}" if focus else ""
-    about += f"; about {within['label']} only" if within else ""
-    overview, named = OVERVIEW_EVIDENCE.get(result.get("overview")), result.get("named")
-    about += f"; about the whole book, from {overview}" if overview else ""
+    overview, named = result.get("overview"), result.get("named")
+    if within:
+        about += f"; about {within['label']} only" + (
+            f", as a whole, from {overview_evidence(overview, within['sections'])}" if overview else "")
+    elif overview:
+        about += f"; about the whole book, from {overview_evidence(overview)}"
     about += (f"; naming {named['label']}, half the evidence from {'it' if len(named['sections']) == 1 else 'them'}"
               if named else "")
     follows = result.get("follows")
