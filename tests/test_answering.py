@@ -454,6 +454,7 @@ def test_a_question_about_the_whole_book_gets_the_book_in_outline(session):
 def test_a_question_about_a_chapter_as_a_whole_gets_the_chapter_in_outline(session):
     from engine.answer.digest import bare_exchange
     from engine.answer.overview import asks_about_the_chapters
+    from engine.errors import ChapterhouseError
 
     for whole in ("What happens here?", "Summarize this chapter", "How does it end?", "Who are the main characters?"):
         assert asks_about_the_chapters(whole), whole
@@ -477,6 +478,13 @@ def test_a_question_about_a_chapter_as_a_whole_gets_the_chapter_in_outline(sessi
     assert ending.overview == "ending" and ending.passages[-1].id == in_order[-1][1]
     last = context.store.node(in_order[-1][1])
     assert session.digest(ending)[-1].end == max(end for _, end in context.sentences(last))
+    # Under a reading limit, how chapters 2 and 3 end is refused before chapter 3 is begun, as the book's is.
+    third = context.book.sections[2]
+    with pytest.raises(ChapterhouseError, match=r"^Black Beauty: the end of Chapter 2 and Chapter 3 lies past the "
+                                                r"reading limit \(up to Chapter 2[^\n]*$"):
+        session.retrieve("How do chapters 2 and 3 end?", budget=3, until=third.start - 10)
+    read_into_it = session.retrieve("How do chapters 2 and 3 end?", budget=3, until=third.start + 300)
+    assert read_into_it.overview == "ending" and max(node.end for node in read_into_it.passages) == third.start + 300
     # Picked in the contents and asked "What happens here?": the same outline.
     assert [node.id for node in session.retrieve("What happens here?", budget=6, within=[2]).passages] == [
         node.id for node in outline.passages]

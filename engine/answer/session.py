@@ -165,6 +165,7 @@ class AnswerSession:
                 self.check_ending_read(question, until)
                 return overview(plan, question, self.context, budget, until)
             if within is not None and self._about_the_chapters_alone(question):
+                self.check_ending_read(question, until, within)
                 return overview(plan, question, self.context, budget, until, within)
         return retrieve(plan, self.context, budget=budget, features=features, until=until, focus=focus,
                         within=within, named=named)
@@ -243,15 +244,18 @@ class AnswerSession:
                                     "or the limit is lifted")
         return within
 
-    def check_ending_read(self, question: str, until: int | None) -> None:
-        """A question on how the book ends, refused in one line while the
-        reader has not begun its last chapter: the last pages they have read
-        are not its ending, and the ending may not be shown them."""
+    def check_ending_read(self, question: str, until: int | None, within: list[int] | None = None) -> None:
+        """A question on how the book (or the chapters `within`) ends,
+        refused in one line while the reader has not begun its last chapter:
+        the last pages they have read are not its ending, and the ending may
+        not be shown them."""
         book = self.indexer.book
-        if until is None or overview_kind(question) != ENDING or not book.sections or book.sections[-1].start < until:
+        last = book.sections[max(within) - 1] if within else book.sections[-1] if book.sections else None
+        if until is None or overview_kind(question) != ENDING or last is None or last.start < until:
             return
         limit = self.context.reading_limit(until)["label"]
-        raise ChapterhouseError(f"{book.title}: its ending lies past the reading limit (up to {limit}): it may not "
+        whose = f"the end of {within_record(self.context, within)['label']}" if within else "its ending"
+        raise ChapterhouseError(f"{book.title}: {whose} lies past the reading limit (up to {limit}): it may not "
                                 "be used until it is read or the limit is lifted")
 
     def checked_focus(self, focus: tuple[int, int] | None) -> tuple[int, int] | None:
