@@ -711,6 +711,25 @@ def test_the_digest_quotes_the_lines_that_answer_from_the_passages_picked_first(
     assert any("warning him to come no nearer" in line.text for line in stave_one.digest(warning))
 
 
+def test_a_question_who_someone_is_quotes_where_the_book_first_names_them(stave_one):
+    from engine.answer.retrieval import INTRODUCTION, asked_who
+
+    assert [asked_who(q) for q in ("Who is Marley?", "who was old Fezziwig?", "Who is Mr. Brooke?",
+                                   "Who is the man at the gate?", "Who is Scrooge's nephew?", "Who killed Marley?")] == [
+        "Marley", "Fezziwig", "Mr. Brooke", None, None, None]
+    context = stave_one.context
+    first = min((node for node in context.store.nodes(kind="passage") if "Marley" in node.text.title()),
+                key=lambda node: node.start)
+    found = stave_one.retrieve("Who is Marley?", budget=6)
+    assert found.ranked[0].id == first.id and INTRODUCTION in found.parts[0].sources[first.id]
+    # By the embedder alone the digest quoted "Scrooge and Marley's, I believe," and the like.
+    lines = stave_one.digest(found)
+    assert lines[0].text == "MARLEY was dead: to begin with." and lines[0].passage_id == first.id
+    # Not for other questions about him.
+    assert INTRODUCTION not in stave_one.retrieve("What does Marley's ghost warn Scrooge about?").parts[0].sources.get(
+        first.id, [])
+
+
 def test_a_sentence_the_book_repeats_is_quoted_once(tmp_path):
     from engine.store import Library
 

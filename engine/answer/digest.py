@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .planning import content_words, stem
-from .retrieval import Retrieval
+from .retrieval import INTRODUCTION, Retrieval, asked_who
 from .selection import part_heading
 
 # Sentences the embedder ranks for each part. Measured on the development set
@@ -121,6 +121,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         chosen = _choose([pair for pair in scored if pair[0] >= scored[0][0] * _CUTOFF],
                          several_passages=len(evidence.passages) > 1)
         chosen = _with_a_named_section(chosen, scored, retrieval.named)
+        chosen = _with_the_introduction(chosen, scored, evidence)
         for score, (_, _, start, end, sentence, passage) in sorted(chosen, key=lambda pair: pair[1][2]):
             section = book.sections[passage.section - 1] if passage.section else None
             lines.append(DigestLine(part=index, text=sentence, passage_id=passage.id, section=passage.section,
@@ -140,6 +141,26 @@ def _with_a_named_section(chosen: list, scored: list, named: list[int] | None) -
     if best is None:
         return chosen
     return (chosen if len(chosen) < _MAX_LINES else chosen[:-1]) + [best]
+
+
+def _with_the_introduction(chosen: list, scored: list, evidence) -> list:
+    """The lines, with one from the passage that first names someone the
+    question asks about ("Who is Marley?"), where a novel says who they are:
+    its first sentence about them ("Marley was dead: to begin with."), else
+    its best line that names them, in place of the weakest line."""
+    first = next((node_id for node_id, sources in evidence.sources.items() if INTRODUCTION in sources), None)
+    name = asked_who(evidence.part.text)
+    if first is None or name is None:
+        return chosen
+    named = re.compile(rf"\b{re.escape(name.split()[-1])}\b", re.I)  # "MARLEY was dead" names him too
+    naming = [pair for pair in scored if pair[1][5].id == first and named.search(pair[1][4])]
+    about = re.compile(rf"^\W*(?:(?:the|old|young|little|poor)\s+)?{re.escape(name)}\b", re.I)
+    line = min((pair for pair in naming if about.match(pair[1][4])), key=lambda pair: pair[1][2], default=None)
+    line = line or next(iter(naming), None)
+    if line is None or line in chosen:
+        return chosen
+    others = [pair for pair in chosen if pair[1][5].id != first]  # the passage's other lines give way to it
+    return (others if len(others) < _MAX_LINES else others[:-1]) + [line]
 
 
 def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
