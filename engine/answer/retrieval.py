@@ -6,7 +6,8 @@ Each part of a plan ranks passages from several lists: exact anchor matches
 a capable generator wrote summaries, the sections whose summaries answer the
 part best. The lists are fused by reciprocal rank fusion. A one-part question
 about one scene first gets the passage that holds its words best (BM25's
-first), which the fusion can bury. Parts then take turns picking their best
+first), which the fusion can bury; one asking who someone is, the passage
+that first names them. Parts then take turns picking their best
 passage, so every part gets its share of the budget, under two caps: at
 most two passages from one section, and one per section for a part that
 asks for several instances (three coughs are in three chapters). A budget
@@ -155,10 +156,6 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
         reserve = -(-budget // 2) - len(chosen)
         picks.take_turns(_part_rankings(plan, context, features, until, named_searched), -(-budget // 2),
                          section_cap=-(-reserve // len(named_searched)), mark="named")
-    # A question about one scene: the passage holding its words best has a
-    # reserved slot, first. Where the embedder misses that passage, the
-    # fusion buries it under passages both lists find (GutenQA Emma: hit@1
-    # 0.500 -> 0.567, MRR 0.590 -> 0.634; development set unchanged).
     # "Who is Mrs Smith?": the passage that first names her, where a novel
     # introduces its people ("Miss Hamilton, now Mrs Smith, had shewn her
     # kindness..."); the fused ranking favours scenes where the name is
@@ -166,6 +163,10 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     introduction = _introduction(plan, context, until, searched)
     if introduction is not None:
         picks.take_turns([[introduction]], min(budget, len(chosen) + 1), MAX_PER_SECTION, mark=INTRODUCTION)
+    # A question about one scene: the passage holding its words best has a
+    # reserved slot, first. Where the embedder misses that passage, the
+    # fusion buries it under passages both lists find (GutenQA Emma: hit@1
+    # 0.500 -> 0.567, MRR 0.590 -> 0.634; development set unchanged).
     best_by_words = _best_by_words(plan, context, features, until, searched, rankings[0] if rankings else [])
     if best_by_words is not None:
         picks.take_turns([[best_by_words]], min(budget, len(chosen) + 1), MAX_PER_SECTION, mark="words")
@@ -427,11 +428,12 @@ def _introduction(plan: Plan, context, until: int | None, searched):
                                                                       sections=searched)
                      if node_id not in cut and (until is None or context.start_of.get(node_id, 0) < until)),
                     key=lambda node_id: context.start_of.get(node_id, 0))
-    # The word index is stemmed and lower case ("Belle" finds the church's
-    # bell): the first passage that names them as written.
-    written = re.compile(rf"\b{re.escape(name)}\b")
+    # The word index is stemmed ("Belle" finds the church's bell): the first
+    # passage that names them as written.
+    written = re.compile(rf"\b{re.escape(name)}\b", re.I)
     for start in range(0, len(naming), 8):
-        first = next((node for node in context.search.nodes(naming[start:start + 8]) if written.search(node.text)), None)
+        batch = sorted(context.search.nodes(naming[start:start + 8]), key=lambda node: node.start or 0)
+        first = next((node for node in batch if written.search(node.text)), None)
         if first is not None:
             return first.id, first.section, ["phrase"]
     return None
