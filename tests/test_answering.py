@@ -730,6 +730,25 @@ def test_a_question_who_someone_is_quotes_where_the_book_first_names_them(stave_
         first.id, [])
 
 
+def test_who_someone_is_is_answered_from_lines_that_name_them():
+    from types import SimpleNamespace
+
+    from engine.answer.digest import _naming_the_one_asked_about
+    from engine.answer.planning import PlanPart
+
+    def line(sentence):
+        return (5.0, 0, 0, len(sentence), sentence, SimpleNamespace(id="p1.1", section=1))
+
+    # The word index stems "Belle" as "bell": A Christmas Carol's digest for
+    # "Who was Belle?" quoted two lines about the church's bell beside hers.
+    bells = [line("The bell struck twelve."), line('"Belle," said the husband, turning to his wife.'),
+             line("He saw this bell begin to swing.")]
+    assert [item[4] for item in _naming_the_one_asked_about(bells, PlanPart(text="Who was Belle"))] == [
+        '"Belle," said the husband, turning to his wife.']
+    assert _naming_the_one_asked_about(bells, PlanPart(text="Why does the bell ring")) == bells  # not a who-is
+    assert _naming_the_one_asked_about(bells[:1], PlanPart(text="Who was Belle")) == bells[:1]  # none name her
+
+
 def test_a_sentence_the_book_repeats_is_quoted_once(tmp_path):
     from engine.store import Library
 

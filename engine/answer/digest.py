@@ -103,6 +103,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                 overlap = sum(wanted[common] for common in have if common in wanted)
                 anchored = sum(1 for a in anchors if a in sentence.lower())
                 candidates.append((overlap + 2 * anchored, anchored, start, end, sentence, passage))
+        candidates = _naming_the_one_asked_about(candidates, part)
         if not candidates:
             continue
         candidates.sort(key=lambda item: (-item[0], item[2]))
@@ -143,6 +144,22 @@ def _with_a_named_section(chosen: list, scored: list, named: list[int] | None) -
     return (chosen if len(chosen) < _MAX_LINES else chosen[:-1]) + [best]
 
 
+def _naming_the_one_asked_about(candidates: list, part) -> list:
+    """For "Who is Belle?", the sentences that name her, where there are
+    any: the word index's stems take her for a bell, and the lines about the
+    church's bell said nothing of her."""
+    name = asked_who(part.text)
+    if name is None:
+        return candidates
+    named = _names(name)
+    return [item for item in candidates if named.search(item[4])] or candidates
+
+
+def _names(name: str) -> re.Pattern:
+    """A sentence that names someone by the last word of their name, in any case ("MARLEY was dead")."""
+    return re.compile(rf"\b{re.escape(name.split()[-1])}\b", re.I)
+
+
 def _with_the_introduction(chosen: list, scored: list, evidence) -> list:
     """The lines, with one from the passage that first names someone the
     question asks about ("Who is Marley?"), where a novel says who they are:
@@ -152,7 +169,7 @@ def _with_the_introduction(chosen: list, scored: list, evidence) -> list:
     name = asked_who(evidence.part.text)
     if first is None or name is None:
         return chosen
-    named = re.compile(rf"\b{re.escape(name.split()[-1])}\b", re.I)  # "MARLEY was dead" names him too
+    named = _names(name)
     naming = [pair for pair in scored if pair[1][5].id == first and named.search(pair[1][4])]
     about = re.compile(rf"^\W*(?:(?:the|old|young|little|poor)\s+)?{re.escape(name)}\b", re.I)
     line = min((pair for pair in naming if about.match(pair[1][4])), key=lambda pair: pair[1][2], default=None)
