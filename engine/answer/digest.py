@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .planning import content_words, stem
-from .retrieval import INTRODUCTION, Retrieval, asked_who
+from .retrieval import BEFORE_A_NAME, INTRODUCTION, Retrieval, asked_who
 from .selection import part_heading
 
 # Sentences the embedder ranks for each part. Measured on the development set
@@ -171,7 +171,7 @@ def _with_the_introduction(chosen: list, scored: list, evidence) -> list:
         return chosen
     named = _names(name)
     naming = [pair for pair in scored if pair[1][5].id == first and named.search(pair[1][4])]
-    about = re.compile(rf"^\W*(?:(?:the|old|young|little|poor)\s+)?{re.escape(name)}\b", re.I)
+    about = re.compile(rf"^\W*(?:(?:{'|'.join(BEFORE_A_NAME)})\s+)?{re.escape(name)}\b", re.I)
     line = min((pair for pair in naming if about.match(pair[1][4])), key=lambda pair: pair[1][2], default=None)
     line = line or next(iter(naming), None)
     if line is None or line in chosen:
@@ -229,8 +229,10 @@ def _typical_sentences(sentences: list[tuple], context) -> list[tuple]:
     is mostly about (a centroid summary); without an embedder, each third's
     first. Lines of dialogue that say only who spoke, and sentences too short
     to tell anything or too long to read as a line, are passed over."""
-    telling = [item for item in sentences if _SUMMARY_LINE_WORDS[0] <= len(context.book.text[item[1]:item[2]].split())
-               <= _SUMMARY_LINE_WORDS[1] and not bare_exchange(context.book.text[item[1]:item[2]])] or sentences
+    def tells(text: str) -> bool:
+        return _SUMMARY_LINE_WORDS[0] <= len(text.split()) <= _SUMMARY_LINE_WORDS[1] and not bare_exchange(text)
+
+    telling = [item for item in sentences if tells(context.book.text[item[1]:item[2]])] or sentences
     thirds = [telling[len(telling) * i // _MAX_LINES:len(telling) * (i + 1) // _MAX_LINES] for i in range(_MAX_LINES)]
     thirds = [third for third in thirds if third]
     if context.search.embedder is None:

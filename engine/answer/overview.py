@@ -52,8 +52,8 @@ def asks_about_the_whole_book(question: str) -> bool:
 
 # "this chapter", "the stave", "here", "it" in "How does it end?": the
 # chapters asked about, not something said before.
-_THE_CHAPTERS = re.compile(rf"\b(?:(?:this|the|that|these|those)\s+(?:{'|'.join(sorted(GENERIC_WORDS))})s?|here|its?)\b",
-                           re.I)
+_THE_CHAPTERS = re.compile(
+    rf"\b(?:(?:this|the|that|these|those)\s+(?:{'|'.join(sorted(GENERIC_WORDS))})s?|here|its?)\b", re.I)
 
 
 def asks_about_the_chapters(question: str) -> bool:
@@ -87,7 +87,8 @@ def overview(plan: Plan, question: str, context, budget: int = 12, until: int | 
     started = time.perf_counter()
     begun = context.sections_begun(until)
     if within is not None:
-        begun = [section for section in (begun if begun is not None else within) if section in set(within)]
+        asked = set(within)
+        begun = [section for section in (begun if begun is not None else within) if section in asked]
     by_section: dict[int, list[tuple[int, str]]] = {}
     for node_id, section in context.section_of.items():
         start = context.start_of.get(node_id, 0)

@@ -398,20 +398,21 @@ def _best_by_words(plan: Plan, context, features: Features, until: int | None, s
 
 # "Who is Mrs Smith?", "Who was old Fezziwig?": a name asked about and nothing else.
 _WHO_IS = re.compile(r"^\s*who\s+(?:is|was|are|were)\s+(?P<name>.+?)[\s?!.]*$", re.I)
-_BEFORE_A_NAME = {"the", "old", "young", "little"}
+# Words a question or a sentence may put before a name ("old Fezziwig", "poor Tiny Tim").
+BEFORE_A_NAME = ("the", "old", "young", "little", "poor")
 # How many passages naming someone are looked through for the first: a main character is named in most.
 _NAMED_PASSAGES = 1000
 
 
 def asked_who(question: str) -> str | None:
     """The name a question asks about and nothing else ("Who is Mrs Smith?"
-    -> "Mrs Smith"): its words capitalised, after "the", "old", "young" or
-    "little" if any; None for any other question ("Who is the man at the gate?")."""
+    -> "Mrs Smith"): its words capitalised, after any of BEFORE_A_NAME;
+    None for any other question ("Who is the man at the gate?")."""
     found = _WHO_IS.match(question)
     if found is None:
         return None
     name = found.group("name").split()
-    while name and name[0].lower() in _BEFORE_A_NAME:
+    while name and name[0].lower() in BEFORE_A_NAME:
         name = name[1:]
     return " ".join(name) if name and all(word[:1].isupper() for word in name) else None
 
