@@ -712,22 +712,59 @@ def test_the_digest_quotes_the_lines_that_answer_from_the_passages_picked_first(
 
 
 def test_a_question_who_someone_is_quotes_where_the_book_first_names_them(stave_one):
-    from engine.answer.retrieval import INTRODUCTION, asked_who
+    from engine.answer.retrieval import INTRODUCTION, as_written, asked_who
 
     assert [asked_who(q) for q in ("Who is Marley?", "who was old Fezziwig?", "Who is Mr. Brooke?",
                                    "Who is the man at the gate?", "Who is Scrooge's nephew?", "Who killed Marley?")] == [
         "Marley", "Fezziwig", "Mr. Brooke", None, None, None]
     context = stave_one.context
+    # Typed in lower case, a name is known by how the book writes it.
+    assert [asked_who(q, context.rarity.is_name) for q in ("who is marley?", "who was scrooge", "who is the clerk?",
+                                                           "who is he?")] == ["Marley", "Scrooge", None, None]
+    assert as_written("Mr Brooke").search("Laurie's tutor, Mr. Brooke, came") is not None
     first = min((node for node in context.store.nodes(kind="passage") if "Marley" in node.text.title()),
                 key=lambda node: node.start)
-    found = stave_one.retrieve("Who is Marley?", budget=6)
-    assert found.ranked[0].id == first.id and INTRODUCTION in found.parts[0].sources[first.id]
-    # By the embedder alone the digest quoted "Scrooge and Marley's, I believe," and the like.
-    lines = stave_one.digest(found)
-    assert lines[0].text == "MARLEY was dead: to begin with." and lines[0].passage_id == first.id
+    for question in ("Who is Marley?", "who is marley"):
+        found = stave_one.retrieve(question, budget=6)
+        assert found.ranked[0].id == first.id and INTRODUCTION in found.parts[0].sources[first.id]
+        # By the embedder alone the digest quoted "Scrooge and Marley's, I believe," and the like.
+        lines = stave_one.digest(found)
+        assert lines[0].text == "MARLEY was dead: to begin with." and lines[0].passage_id == first.id
     # Not for other questions about him.
     assert INTRODUCTION not in stave_one.retrieve("What does Marley's ghost warn Scrooge about?").parts[0].sources.get(
         first.id, [])
+
+
+@pytest.fixture(scope="module")
+def stave_two(tmp_path_factory):
+    """Stave II of the sample book as a book of its own, indexed (no generator):
+    Belle, and the bells that strike the hours."""
+    from engine.paths import sample_book_path
+    from engine.store import Library
+
+    folder = tmp_path_factory.mktemp("stave-two")
+    carol = sample_book_path().read_text(encoding="utf-8")
+    stave = carol[carol.index("STAVE II:  THE FIRST"):carol.index("STAVE III:  THE SECOND")]
+    (folder / "stave-two.txt").write_text(f"A CHRISTMAS CAROL, STAVE TWO\n\nby Charles Dickens\n\n\n{stave}",
+                                          encoding="utf-8")
+    library = Library(folder / "home")
+    answering = AnswerSession(library, library.import_book(folder / "stave-two.txt").book_id,
+                              embedder=open_embedder(ModelSettings()))
+    answering.ensure_indexed()
+    return answering
+
+
+def test_a_name_is_searched_where_the_book_writes_it_not_where_its_stem_is(stave_two):
+    context = stave_two.context
+    assert context.rarity.is_name("Belle") and context.rarity.is_name("fezziwig")
+    assert not context.rarity.is_name("bell") and not context.rarity.is_name("warehouse")
+    # The word index stems "Belle" as "bell": searched alone, her name finds the bells that strike the hours.
+    by_stem = context.search.nodes([node_id for node_id, _ in context.search.bm25("Belle", levels=[1], k=8)])
+    assert any("Belle" not in node.text for node in by_stem)
+    found = stave_two.retrieve("What did Belle say to him?", budget=6)
+    assert found.plan.rare_words == ["belle"]
+    by_rare_word = [node for node in found.passages if "rare" in found.parts[0].sources[node.id]]
+    assert by_rare_word and all("Belle" in node.text for node in by_rare_word)
 
 
 def test_who_someone_is_is_answered_from_lines_that_name_them():

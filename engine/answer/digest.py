@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .planning import content_words, stem
-from .retrieval import BEFORE_A_NAME, INTRODUCTION, Retrieval, asked_who
+from .retrieval import BEFORE_A_NAME, INTRODUCTION, Retrieval, as_written, asked_who
 from .selection import part_heading
 
 # Sentences the embedder ranks for each part. Measured on the development set
@@ -103,7 +103,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                 overlap = sum(wanted[common] for common in have if common in wanted)
                 anchored = sum(1 for a in anchors if a in sentence.lower())
                 candidates.append((overlap + 2 * anchored, anchored, start, end, sentence, passage))
-        candidates = _naming_the_one_asked_about(candidates, part)
+        candidates = _naming_the_one_asked_about(candidates, part, context.rarity.is_name)
         if not candidates:
             continue
         candidates.sort(key=lambda item: (-item[0], item[2]))
@@ -122,7 +122,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         chosen = _choose([pair for pair in scored if pair[0] >= scored[0][0] * _CUTOFF],
                          several_passages=len(evidence.passages) > 1)
         chosen = _with_a_named_section(chosen, scored, retrieval.named)
-        chosen = _with_the_introduction(chosen, scored, evidence)
+        chosen = _with_the_introduction(chosen, scored, evidence, context.rarity.is_name)
         for score, (_, _, start, end, sentence, passage) in sorted(chosen, key=lambda pair: pair[1][2]):
             section = book.sections[passage.section - 1] if passage.section else None
             lines.append(DigestLine(part=index, text=sentence, passage_id=passage.id, section=passage.section,
@@ -144,11 +144,11 @@ def _with_a_named_section(chosen: list, scored: list, named: list[int] | None) -
     return (chosen if len(chosen) < _MAX_LINES else chosen[:-1]) + [best]
 
 
-def _naming_the_one_asked_about(candidates: list, part) -> list:
+def _naming_the_one_asked_about(candidates: list, part, is_name=None) -> list:
     """For "Who is Belle?", the sentences that name her, where there are
     any: the word index's stems take her for a bell, and the lines about the
-    church's bell said nothing of her."""
-    name = asked_who(part.text)
+    church's bell said nothing of her. `is_name`: see `asked_who`."""
+    name = asked_who(part.text, is_name)
     if name is None:
         return candidates
     named = _names(name)
@@ -160,18 +160,18 @@ def _names(name: str) -> re.Pattern:
     return re.compile(rf"\b{re.escape(name.split()[-1])}\b", re.I)
 
 
-def _with_the_introduction(chosen: list, scored: list, evidence) -> list:
+def _with_the_introduction(chosen: list, scored: list, evidence, is_name=None) -> list:
     """The lines, with one from the passage that first names someone the
     question asks about ("Who is Marley?"), where a novel says who they are:
     its first sentence about them ("Marley was dead: to begin with."), else
     its best line that names them, in place of the weakest line."""
     first = next((node_id for node_id, sources in evidence.sources.items() if INTRODUCTION in sources), None)
-    name = asked_who(evidence.part.text)
+    name = asked_who(evidence.part.text, is_name)
     if first is None or name is None:
         return chosen
     named = _names(name)
     naming = [pair for pair in scored if pair[1][5].id == first and named.search(pair[1][4])]
-    about = re.compile(rf"^\W*(?:(?:{'|'.join(BEFORE_A_NAME)})\s+)?{re.escape(name)}\b", re.I)
+    about = re.compile(rf"^\W*(?:(?:{'|'.join(BEFORE_A_NAME)})\s+)?{as_written(name).pattern}", re.I)
     line = min((pair for pair in naming if about.match(pair[1][4])), key=lambda pair: pair[1][2], default=None)
     line = line or next(iter(naming), None)
     if line is None or line in chosen:

@@ -47,6 +47,9 @@ _RARE_DEPTH = 8
 _ANCHOR_LIMIT = 12
 # "Crowded": at least this many of the first passages share the best one's section.
 _CROWD_TOP, _CROWD_SIZE = 5, 3
+# A word the book writes in lower case in more than this share of the
+# passages using it is not a name.
+_NAME_LOWER_SHARE = 0.1
 
 
 @dataclass
@@ -115,9 +118,21 @@ class Rarity:
     def __init__(self, passages: list[Node]):
         self.count = len(passages) or 1
         frequency: Counter = Counter()
+        written_lower: Counter = Counter()  # passages that write the word in lower case
         for node in passages:
-            frequency.update({w.lower() for w in re.findall(r"[A-Za-z][A-Za-z'\-]+", node.text)})
+            found = set(re.findall(r"[A-Za-z][A-Za-z'\-]+", node.text))
+            frequency.update({w.lower() for w in found})
+            written_lower.update(w for w in found if w[0].islower())
         self.frequency = frequency
+        self.written_lower = written_lower
+
+    def is_name(self, word: str) -> bool:
+        """Whether the book writes the word as a name: capitalised nearly
+        everywhere it is used ("Laurie", "Belle"; not "bell", which starts
+        a sentence now and then)."""
+        word = word.strip("'.").lower()
+        used = self.frequency.get(word, 0)
+        return used > 0 and self.written_lower.get(word, 0) <= _NAME_LOWER_SHARE * used
 
     def __call__(self, word: str) -> float | None:
         """Share of passages with the word; None if absent or too common to help."""
@@ -345,7 +360,11 @@ def _rank_part(part: PlanPart, plan: Plan, context, features: Features, until: i
         own = {w.lower() for w in content_words(part.text)}
         for word in plan.rare_words:
             if word in own or len(plan.parts) == 1:
-                found = search.bm25(word, levels=[1], k=_RARE_DEPTH, sections=searched)
+                if context.rarity.is_name(word):
+                    found = _naming(search, word, search.bm25(word, levels=[1], k=2 * _RARE_DEPTH,
+                                                              sections=searched))[:_RARE_DEPTH]
+                else:
+                    found = search.bm25(word, levels=[1], k=_RARE_DEPTH, sections=searched)
                 lists.append(("rare", LIST_WEIGHTS["rare"], found, word))
     query = _words_query(part, features)
     lists.append(("bm25", LIST_WEIGHTS["bm25"], search.bm25(query, levels=[1], k=_DEPTH, sections=searched), query))
@@ -376,6 +395,14 @@ def _rank_part(part: PlanPart, plan: Plan, context, features: Features, until: i
             if until is None or context.start_of.get(node_id, 0) < until]
 
 
+def _naming(search, name: str, ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """The passages of a word list that hold a name as written: the word
+    index stems "Belle" as "bell", and the church's bell is no lead to her."""
+    written = as_written(name)
+    holding = {node.id for node in search.nodes([node_id for node_id, _ in ranked]) if written.search(node.text)}
+    return [(node_id, score) for node_id, score in ranked if node_id in holding]
+
+
 def _words_query(part: PlanPart, features: Features) -> str:
     """What the part's BM25 list searches for: its words, and the other names
     of the people it mentions."""
@@ -404,24 +431,28 @@ BEFORE_A_NAME = ("the", "old", "young", "little", "poor")
 _NAMED_PASSAGES = 1000
 
 
-def asked_who(question: str) -> str | None:
+def asked_who(question: str, is_name=None) -> str | None:
     """The name a question asks about and nothing else ("Who is Mrs Smith?"
-    -> "Mrs Smith"): its words capitalised, after any of BEFORE_A_NAME;
-    None for any other question ("Who is the man at the gate?")."""
+    -> "Mrs Smith"), after any of BEFORE_A_NAME: its words capitalised, or
+    ones the book writes as names (`is_name`, as `Rarity.is_name`: "who is
+    laurie?" -> "Laurie"); None for any other question ("Who is the man at
+    the gate?")."""
     found = _WHO_IS.match(question)
     if found is None:
         return None
     name = found.group("name").split()
     while name and name[0].lower() in BEFORE_A_NAME:
         name = name[1:]
-    return " ".join(name) if name and all(word[:1].isupper() for word in name) else None
+    if not name or not all(word[:1].isupper() or (is_name is not None and is_name(word)) for word in name):
+        return None
+    return " ".join(word[:1].upper() + word[1:] for word in name)
 
 
 def _introduction(plan: Plan, context, until: int | None, searched):
     """For a question asking who someone is, the first passage that names
     them (of the sections searched, read before `until`, not one the
     position cuts through): (node id, section, sources); else None."""
-    name = asked_who(plan.question)
+    name = asked_who(plan.question, context.rarity.is_name)
     if name is None:
         return None
     cut = {node.id for node in context.passages_cut_by(until)}
@@ -431,13 +462,19 @@ def _introduction(plan: Plan, context, until: int | None, searched):
                     key=lambda node_id: context.start_of.get(node_id, 0))
     # The word index is stemmed ("Belle" finds the church's bell): the first
     # passage that names them as written.
-    written = re.compile(rf"\b{re.escape(name)}\b", re.I)
+    written = as_written(name)
     for start in range(0, len(naming), 8):
         batch = sorted(context.search.nodes(naming[start:start + 8]), key=lambda node: node.start or 0)
         first = next((node for node in batch if written.search(node.text)), None)
         if first is not None:
             return first.id, first.section, ["phrase"]
     return None
+
+
+def as_written(name: str) -> re.Pattern:
+    """A name as a text may write it: in any case ("MARLEY"), with or
+    without a title's full stop ("Mr Brooke", "Mr. Brooke")."""
+    return re.compile(r"\b" + r"\.?\s+".join(re.escape(word.rstrip(".")) for word in name.split()) + r"\b", re.I)
 
 
 def _ranked_on_what_was_read(node: Node, until: int, lists, part: PlanPart, context):
