@@ -79,7 +79,8 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         part = evidence.part
         wanted: dict[str, float] = {}
         for word in content_words(" ".join([part.text, *part.anchors, *part.names])):
-            wanted[stem(word)] = max(wanted.get(stem(word), 0.0), word_weight(word, context.rarity))
+            key = _word_key(word, context.rarity)
+            wanted[key] = max(wanted.get(key, 0.0), word_weight(word, context.rarity))
         anchors = [a.lower() for a in part.anchors]
         candidates = []
         seen: set[tuple[int, int]] = set()
@@ -99,7 +100,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                 if _says_only_who_spoke(sentence_words):
                     continue
                 quoted_texts.add(sentence)
-                have = {stem(w) for w in sentence_words}
+                have = {_word_key(w, context.rarity) for w in sentence_words}
                 overlap = sum(wanted[common] for common in have if common in wanted)
                 anchored = sum(1 for a in anchors if a in sentence.lower())
                 candidates.append((overlap + 2 * anchored, anchored, start, end, sentence, passage))
@@ -288,6 +289,12 @@ def _says_only_who_spoke(words: list[str]) -> bool:
     if not any(word.lower() in _SPEECH_VERBS for word in words):
         return False
     return sum(1 for word in words if word.lower() not in _SPEECH_VERBS and not _CONTRACTION.search(word)) < 3
+
+
+def _word_key(word: str, rarity) -> str:
+    """How a line's word is matched to the question's: by its stem, but a
+    name the stem mistakes for other words ("Belle": "bell") as written."""
+    return word.lower() if rarity.mistaken_by_stem(word) else stem(word)
 
 
 def word_weight(word: str, rarity) -> float:

@@ -21,6 +21,7 @@ passage behind them yet). A passage the reader selected to ask about
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from collections import Counter
@@ -50,6 +51,10 @@ _CROWD_TOP, _CROWD_SIZE = 5, 3
 # A word the book writes in lower case in more than this share of the
 # passages using it is not a name.
 _NAME_LOWER_SHARE = 0.1
+_POSSESSIVE = re.compile(r"'s?$")
+# A word that opens a sentence, a paragraph or a quotation is capitalised whatever it is.
+_SENTENCE_OPENING = re.compile(r"(?:\A\s*|[.!?][\"'\u201d\u2019)]*\s+|\n\s*\n\s*)([A-Z][A-Za-z'\-]+)")
+_QUOTE_OPENING = re.compile(r"(?:(?<=\s)|(?<=\A)|(?<=--))[\"'\u201c\u2018_(]+([A-Z][A-Za-z'\-]+)")
 
 
 @dataclass
@@ -119,20 +124,60 @@ class Rarity:
         self.count = len(passages) or 1
         frequency: Counter = Counter()
         written_lower: Counter = Counter()  # passages that write the word in lower case
+        written_within: Counter = Counter()  # passages that capitalise the word inside a sentence
+        opening_a_quote: Counter = Counter()  # passages where it opens a quotation
+        capitalised: dict[str, list[tuple[int, str]]] = {}  # word -> (times, passage id) where written so
         for node in passages:
-            found = set(re.findall(r"[A-Za-z][A-Za-z'\-]+", node.text))
+            found = Counter(re.findall(r"[A-Za-z][A-Za-z'\-]+", node.text))
             frequency.update({w.lower() for w in found})
             written_lower.update(w for w in found if w[0].islower())
+            opening = Counter(_SENTENCE_OPENING.findall(node.text))
+            quoted = Counter(_QUOTE_OPENING.findall(node.text))
+            written_within.update(w.lower() for w, count in found.items()
+                                  if w[0].isupper() and count > opening[w] + quoted[w])
+            opening_a_quote.update(w.lower() for w in quoted)
+            times: Counter = Counter()
+            for word, count in found.items():
+                if word[0].isupper():
+                    times[_POSSESSIVE.sub("", word).lower()] += count
+            for word, count in times.items():
+                capitalised.setdefault(word, []).append((count, node.id))
         self.frequency = frequency
         self.written_lower = written_lower
+        self.written_within = written_within
+        self.opening_a_quote = opening_a_quote
+        # The passages that name each rare name, most mentions first: the
+        # word index's stems cannot tell "Belle" from the bells.
+        self.naming = {word: [node_id for _, node_id in sorted(found, key=lambda item: -item[0])]
+                       for word, found in capitalised.items() if self.is_name(word) and self(word) is not None}
 
     def is_name(self, word: str) -> bool:
         """Whether the book writes the word as a name: capitalised nearly
-        everywhere it is used ("Laurie", "Belle"; not "bell", which starts
-        a sentence now and then)."""
+        everywhere it is used, and not only where a sentence begins
+        ("Laurie", "Belle"; not "bell", nor "Suddenly")."""
         word = word.strip("'.").lower()
-        used = self.frequency.get(word, 0)
-        return used > 0 and self.written_lower.get(word, 0) <= _NAME_LOWER_SHARE * used
+        used, lower = self.frequency.get(word, 0), self.written_lower.get(word, 0)
+        # Opening a quotation, a name ('"Belle," said the husband') and a
+        # common word ('"Remember," said the Ghost') look alike: there only
+        # a word the book never writes in lower case counts.
+        return lower <= _NAME_LOWER_SHARE * used and (
+            self.written_within.get(word, 0) > 0 or (lower == 0 and self.opening_a_quote.get(word, 0) > 0))
+
+    @functools.cached_property
+    def _lower_by_stem(self) -> Counter:
+        """Passages writing a word of each stem in lower case (a passage with two such words counts twice)."""
+        counts: Counter = Counter()
+        for word, passages in self.written_lower.items():
+            counts[stem(word)] += passages
+        return counts
+
+    def mistaken_by_stem(self, word: str) -> bool:
+        """Whether the word index's stem of a name stands mostly for other
+        words: "Belle" is stemmed "bell", and the book rings bells in more
+        passages than it names her ("Frank" in Emma names him more often than
+        anything is frank)."""
+        word = word.lower()
+        return word in self.naming and self._lower_by_stem.get(stem(word), 0) > len(self.naming[word])
 
     def __call__(self, word: str) -> float | None:
         """Share of passages with the word; None if absent or too common to help."""
@@ -360,13 +405,12 @@ def _rank_part(part: PlanPart, plan: Plan, context, features: Features, until: i
         own = {w.lower() for w in content_words(part.text)}
         for word in plan.rare_words:
             if word in own or len(plan.parts) == 1:
-                if context.rarity.is_name(word):
-                    found = _naming(search, word, search.bm25(word, levels=[1], k=2 * _RARE_DEPTH,
-                                                              sections=searched))[:_RARE_DEPTH]
+                if context.rarity.mistaken_by_stem(word):
+                    found = _naming(context, word, searched)
                 else:
                     found = search.bm25(word, levels=[1], k=_RARE_DEPTH, sections=searched)
                 lists.append(("rare", LIST_WEIGHTS["rare"], found, word))
-    query = _words_query(part, features)
+    query = _words_query(part, features, context.rarity)
     lists.append(("bm25", LIST_WEIGHTS["bm25"], search.bm25(query, levels=[1], k=_DEPTH, sections=searched), query))
     if features.vectors:
         lists.append(("dense", LIST_WEIGHTS["dense"], search.dense(part.text, levels=[1], k=_DEPTH, sections=searched),
@@ -395,18 +439,23 @@ def _rank_part(part: PlanPart, plan: Plan, context, features: Features, until: i
             if until is None or context.start_of.get(node_id, 0) < until]
 
 
-def _naming(search, name: str, ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:
-    """The passages of a word list that hold a name as written: the word
-    index stems "Belle" as "bell", and the church's bell is no lead to her."""
-    written = as_written(name)
-    holding = {node.id for node in search.nodes([node_id for node_id, _ in ranked]) if written.search(node.text)}
-    return [(node_id, score) for node_id, score in ranked if node_id in holding]
+def _naming(context, name: str, searched: list[int | None] | None) -> list[tuple[str, float]]:
+    """A rare name's list: the passages that name it (of the sections
+    searched), most mentions first. The word index stems "Belle" as "bell":
+    searched by its words, she was lost among the bells striking the hours."""
+    allowed = None if searched is None else set(searched)
+    found = [node_id for node_id in context.rarity.naming[name]
+             if allowed is None or context.section_of.get(node_id) in allowed]
+    return [(node_id, 1.0 / place) for place, node_id in enumerate(found[:_RARE_DEPTH], start=1)]
 
 
-def _words_query(part: PlanPart, features: Features) -> str:
+def _words_query(part: PlanPart, features: Features, rarity: Rarity) -> str:
     """What the part's BM25 list searches for: its words, and the other names
-    of the people it mentions."""
-    return f"{part.text} {' '.join(part.names)}" if features.names and part.names else part.text
+    of the people it mentions; not a name whose stem stands mostly for other
+    words ("Belle": "bell"), which its own list finds (see `_naming`)."""
+    text = " ".join(word for word in part.text.split()
+                    if not rarity.mistaken_by_stem(_POSSESSIVE.sub("", word.strip(".,;:!?\"()“”"))))
+    return f"{text} {' '.join(part.names)}" if features.names and part.names else text
 
 
 def _best_by_words(plan: Plan, context, features: Features, until: int | None, searched, ranking):
@@ -416,7 +465,7 @@ def _best_by_words(plan: Plan, context, features: Features, until: int | None, s
     reader's position cuts through (its unread words may be what matched)."""
     if plan.scope != LOCAL or len(plan.parts) != 1 or plan.parts[0].several:
         return None
-    best = context.search.bm25(_words_query(plan.parts[0], features), levels=[1], k=1, sections=searched)
+    best = context.search.bm25(_words_query(plan.parts[0], features, context.rarity), levels=[1], k=1, sections=searched)
     cut = {node.id for node in context.passages_cut_by(until)}
     if not best or best[0][0] in cut:
         return None
