@@ -754,8 +754,9 @@ def stave_two(tmp_path_factory):
     return answering
 
 
-def test_a_name_is_searched_where_the_book_writes_it_not_where_its_stem_is(stave_two):
+def test_a_name_is_known_and_searched_as_the_book_writes_it(stave_two):
     from engine.answer.digest import _word_key
+    from engine.answer.retrieval import asked_who
 
     context = stave_two.context
     assert context.rarity.is_name("Belle") and context.rarity.is_name("fezziwig")
@@ -771,6 +772,12 @@ def test_a_name_is_searched_where_the_book_writes_it_not_where_its_stem_is(stave
     assert found.plan.rare_words == ["belle"]
     by_rare_word = [node for node in found.passages if "rare" in found.parts[0].sources[node.id]]
     assert by_rare_word and all("Belle" in node.text for node in by_rare_word)
+    # Typed in lower case, several words are a name where the book capitalises them together.
+    assert [asked_who(q, context.writes_as_name) for q in ("who is the ghost of christmas past?",
+                                                           "who was dick wilkins", "who is the young man")] == [
+        "Ghost of Christmas Past", "Dick Wilkins", None]
+    assert stave_two.digest(stave_two.retrieve("who is the ghost of christmas past?"))[0].text == (
+        '"I am the Ghost of Christmas Past."')
     # Nor does her name bring in the bells through the question's other
     # words' list: four of these six rang them, the first among them.
     told = stave_two.retrieve("What does Belle tell Scrooge?", budget=6).ranked

@@ -20,7 +20,8 @@ from ..index.store import CARD, PASSAGE, SECTION_SUMMARY, IndexStore, Node
 from ..index.vectors import embed_windows
 from ..llm.generator import SMALL_MODEL_PARAMETERS
 from .named import ChapterTitles, sections_named_in
-from .retrieval import Rarity
+from .planning import capitalised_as_a_name
+from .retrieval import Rarity, as_written
 
 
 @dataclass
@@ -44,6 +45,7 @@ class BookContext:
     _by_start: list[tuple[int, str]] | None = field(default=None, repr=False)  # (start, passage id), in order
     _read_parts: dict[tuple[str, int], np.ndarray | None] = field(default_factory=dict, repr=False)
     _named: dict[str, tuple[list[int], bool]] = field(default_factory=dict, repr=False)
+    _written_as_names: dict[str, bool] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, book: Book, store: IndexStore, search: BookSearch) -> "BookContext":
@@ -127,6 +129,23 @@ class BookContext:
         if found is None:
             match = re.search(rf"(?<!\w){re.escape(name)}(?!\w)", self.book.text)
             found = self._first_uses[name] = match.start() if match else float("inf")
+        return found
+
+    def writes_as_name(self, name: str) -> bool:
+        """Whether the book writes these words as a name: one word as
+        `Rarity.is_name` says; several, capitalised in nearly every place
+        the book uses them together ("Tiny Tim", though "tiny" alone is an
+        adjective; "Ghost of Christmas Past"). Kept: a who-is question asks
+        it twice."""
+        found = self._written_as_names.get(name)
+        if found is None:
+            if len(name.split()) == 1:
+                found = self.rarity.is_name(name)
+            else:
+                uses = [match.group() for match in as_written(name).finditer(self.book.text)]
+                capitalised = sum(1 for use in uses if capitalised_as_a_name(use))
+                found = bool(uses) and capitalised >= 0.9 * len(uses)
+            self._written_as_names[name] = found
         return found
 
     def sections_begun(self, until: int | None) -> list[int | None] | None:

@@ -104,7 +104,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                 overlap = sum(wanted[common] for common in have if common in wanted)
                 anchored = sum(1 for a in anchors if a in sentence.lower())
                 candidates.append((overlap + 2 * anchored, anchored, start, end, sentence, passage))
-        candidates = _naming_the_one_asked_about(candidates, part, context.rarity.is_name)
+        candidates = _naming_the_one_asked_about(candidates, part, context.writes_as_name)
         if not candidates:
             continue
         candidates.sort(key=lambda item: (-item[0], item[2]))
@@ -123,7 +123,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         chosen = _choose([pair for pair in scored if pair[0] >= scored[0][0] * _CUTOFF],
                          several_passages=len(evidence.passages) > 1)
         chosen = _with_a_named_section(chosen, scored, retrieval.named)
-        chosen = _with_the_introduction(chosen, scored, evidence, context.rarity.is_name)
+        chosen = _with_the_introduction(chosen, scored, evidence, context.writes_as_name)
         for score, (_, _, start, end, sentence, passage) in sorted(chosen, key=lambda pair: pair[1][2]):
             section = book.sections[passage.section - 1] if passage.section else None
             lines.append(DigestLine(part=index, text=sentence, passage_id=passage.id, section=passage.section,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .planning import QUOTED, STOPWORDS, words
+from .planning import NAME_JOINERS, QUOTED, STOPWORDS, words
 from .selection import about_question
 
 # A question using one of these and naming nobody refers to someone named before.
@@ -34,8 +34,6 @@ EARLIER_ANSWER_WORDS = 160
 # "Who warns Scrooge?" asks for someone the answer names; "Who is Marley?" names him.
 _ASKS_WHO = re.compile(r"^\W*(?:who|whom|whose)\b(?:\s+(is|was|are|were)\b)?", re.I)
 _CITATION = re.compile(r"\s*\[[^\[\]]{1,80}\]")
-# Small words inside a name, between two capitalised ones.
-_NAME_JOINERS = {"of", "de", "du", "von", "van", "la", "le"}
 _SENTENCE_START = re.compile(r"(?:^|[.?!:;]\s+)[\"'\u201c\u2018(]*$")
 
 
@@ -181,7 +179,7 @@ def _capitalised_names(text: str, known: list[str] = ()) -> list[str]:
             run.append(match)
             if possessive:  # ends the name: "Marley's ghost"
                 close()
-        elif (run and bare in _NAME_JOINERS and index + 1 < len(found) and found[index + 1].group()[:1].isupper()
+        elif (run and bare in NAME_JOINERS and index + 1 < len(found) and found[index + 1].group()[:1].isupper()
               and text[match.end():found[index + 1].start()] == " "):
             continue  # one name: "the Ghost of Christmas Past", "the King of Ruritania"
         else:

@@ -40,6 +40,17 @@ STOPWORDS = {
     "just", "only", "very", "more", "most", "much", "many", "what's", "whats", "if", "while", "until", "since",
     "afterwards", "afterward", "finally", "eventually",
 }
+# Small words inside a name: "the Ghost of Christmas Past", "the King of Ruritania".
+NAME_JOINERS = {"of", "de", "du", "von", "van", "la", "le"}
+
+
+def capitalised_as_a_name(text: str) -> bool:
+    """Whether each word is capitalised, small words inside a name aside ("Ghost of Christmas Past")."""
+    name = text.split()
+    return bool(name) and all(word[:1].isupper() or (0 < place < len(name) - 1 and word in NAME_JOINERS)
+                              for place, word in enumerate(name))
+
+
 _SEVERAL = re.compile(r"\b(three|four|five|several|twice|each|every|all the|how many|times|both|list|recur\w*|"
                       r"repeated\w*|again and again|more than once|successive|series)\b", re.I)
 _GLOBAL = re.compile(r"\b(whole book|the book|the novel|throughout|across the|recurring|structure|arranged|"

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 
 from ..index.search import RRF_K
 from ..index.store import SECTION_SUMMARY, Node
-from .planning import LOCAL, STOPWORDS, Plan, PlanPart, content_words, stem, words
+from .planning import LOCAL, NAME_JOINERS, STOPWORDS, Plan, PlanPart, capitalised_as_a_name, content_words, stem, words
 from .selection import FOCUS_PASSAGES
 
 MAX_PER_SECTION = 2
@@ -482,26 +482,27 @@ _NAMED_PASSAGES = 1000
 
 def asked_who(question: str, is_name=None) -> str | None:
     """The name a question asks about and nothing else ("Who is Mrs Smith?"
-    -> "Mrs Smith"), after any of BEFORE_A_NAME: its words capitalised, or
-    ones the book writes as names (`is_name`, as `Rarity.is_name`: "who is
-    laurie?" -> "Laurie"); None for any other question ("Who is the man at
-    the gate?")."""
+    -> "Mrs Smith"), after any of BEFORE_A_NAME: capitalised, or one the
+    book writes as a name (`is_name`, as `BookContext.writes_as_name`: "who
+    is tiny tim?" -> "Tiny Tim"); None for any other question ("Who is the
+    man at the gate?")."""
     found = _WHO_IS.match(question)
     if found is None:
         return None
     name = found.group("name").split()
     while name and name[0].lower() in BEFORE_A_NAME:
         name = name[1:]
-    if not name or not all(word[:1].isupper() or (is_name is not None and is_name(word)) for word in name):
+    name = " ".join(name)
+    if not capitalised_as_a_name(name) and (is_name is None or not name or not is_name(name)):
         return None
-    return " ".join(word[:1].upper() + word[1:] for word in name)
+    return " ".join(word if word in NAME_JOINERS else word[:1].upper() + word[1:] for word in name.split())
 
 
 def _introduction(plan: Plan, context, until: int | None, searched):
     """For a question asking who someone is, the first passage that names
     them (of the sections searched, read before `until`, not one the
     position cuts through): (node id, section, sources); else None."""
-    name = asked_who(plan.question, context.rarity.is_name)
+    name = asked_who(plan.question, context.writes_as_name)
     if name is None:
         return None
     cut = {node.id for node in context.passages_cut_by(until)}
