@@ -38,13 +38,17 @@ def write_epub(
     front_matter: list[str] | None = None,
     extra_members: dict[str, bytes] | None = None,
     toc_labels: list[str] | None = None,
+    back_matter: str | None = None,
 ) -> Path:
-    """An EPUB with one XHTML file per chapter: (heading lines, paragraphs)."""
+    """An EPUB with one XHTML file per chapter: (heading lines, paragraphs);
+    `back_matter`: a last XHTML document in the spine, not in the contents."""
     files = []
     if front_matter:
         files.append(("front.xhtml", chapter_xhtml([title], front_matter, "front"), None))
     for number, (heading, paragraphs) in enumerate(chapters, start=1):
         files.append((f"chapter{number:02d}.xhtml", chapter_xhtml(heading, paragraphs, f"c{number}"), f"c{number}"))
+    if back_matter:
+        files.append(("bm.html", back_matter, None))
     labels = toc_labels or [" ".join(heading) for heading, _ in chapters]
     manifest = "\n".join(
         f'<item id="f{i}" href="{name}" media-type="application/xhtml+xml"/>' for i, (name, _, _) in enumerate(files)

@@ -38,6 +38,24 @@ def test_epub_sections_follow_its_table_of_contents(tmp_path, version):
     assert book.text.index("A short note") < book.sections[0].start
 
 
+# The back matter Project Gutenberg's older EPUBs end with (as in its Pride
+# and Prejudice): its licence is marked as such, its two headings are not.
+GUTENBERG_BACK_MATTER = """<?xml version='1.0' encoding='utf-8'?>
+<html xmlns="http://www.w3.org/1999/xhtml"><head><title>More...</title></head>
+<body><h2 id="more_info_header">More...</h2>
+<div id="bm_info"><h3>More books by Lewis Carroll</h3><div id="bm_more_by_author"></div></div>
+<h2 id="about_pg_header">About Project Gutenberg</h2>
+<div class="pgmonospaced pgheader" id="pg_trailer">End of the Project Gutenberg EBook of Wonderland</div>
+</body></html>"""
+
+
+def test_the_back_matter_of_a_gutenberg_epub_is_left_out(tmp_path):
+    book = parse_book(write_epub(tmp_path / "pg.epub", CHAPTERS, version=2, back_matter=GUTENBERG_BACK_MATTER))
+    assert book.text.rstrip().endswith(CHAPTERS[-1][1][-1])
+    for gone in ("More...", "More books", "Project Gutenberg"):
+        assert gone not in book.text
+
+
 def test_epub_toc_with_unnumbered_chapter_sized_entries(tmp_path):
     chapters = [([title], prose(title, 120)) for title in ("The Storm", "The Wreck", "The Island")]
     book = parse_book(write_epub(tmp_path / "named.epub", chapters, version=3))

@@ -27,7 +27,9 @@ _SKIP_CLASSES = re.compile(
     r"pg-boilerplate|pgheader|pg-header|pg-footer|pgfooter|footnote-?marker|linenum)\b",
     re.I,
 )
-_SKIP_IDS = re.compile(r"^(?:pg-header|pg-footer|pg-machine-header|pg-start-separator|pg-end-separator)$", re.I)
+# Gutenberg's frame; its older EPUBs' back matter ("More...", "About Project Gutenberg") too.
+_SKIP_IDS = re.compile(r"^(?:pg-header|pg-footer|pg-machine-header|pg-start-separator|pg-end-separator|"
+                       r"more_info_header|bm_info|about_pg_header|pg_trailer)$", re.I)
 _VERSE_CLASSES = re.compile(r"\b(?:poem|poetry|verse|stanza|song|letter|quote-?verse)\b", re.I)
 _LISTING_TAGS = frozenset({"table", "ul", "ol", "dl", "p", "div", "blockquote", "center"})
 _EXTERNAL_SCHEMES = ("http:", "https:", "mailto:", "ftp:", "data:", "javascript:")
