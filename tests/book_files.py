@@ -39,22 +39,31 @@ def write_epub(
     extra_members: dict[str, bytes] | None = None,
     toc_labels: list[str] | None = None,
     back_matter: str | None = None,
+    matter: tuple[list[tuple[str, str]], list[tuple[str, str]]] = ([], []),
 ) -> Path:
     """An EPUB with one XHTML file per chapter: (heading lines, paragraphs);
-    `back_matter`: a last XHTML document in the spine, not in the contents."""
+    `back_matter`: a last XHTML document in the spine, not in the contents;
+    `matter`: documents before and after the chapters, each (its label in
+    the contents, its XHTML), as Standard Ebooks' titlepage, imprint,
+    colophon and uncopyright are."""
     files = []
     if front_matter:
         files.append(("front.xhtml", chapter_xhtml([title], front_matter, "front"), None))
+    before, after = matter
+    files += [(f"front{number}.xhtml", xhtml, "") for number, (_, xhtml) in enumerate(before, start=1)]
     for number, (heading, paragraphs) in enumerate(chapters, start=1):
         files.append((f"chapter{number:02d}.xhtml", chapter_xhtml(heading, paragraphs, f"c{number}"), f"c{number}"))
+    files += [(f"back{number}.xhtml", xhtml, "") for number, (_, xhtml) in enumerate(after, start=1)]
     if back_matter:
         files.append(("bm.html", back_matter, None))
-    labels = toc_labels or [" ".join(heading) for heading, _ in chapters]
+    labels = ([label for label, _ in before] + (toc_labels or [" ".join(heading) for heading, _ in chapters])
+              + [label for label, _ in after])
     manifest = "\n".join(
         f'<item id="f{i}" href="{name}" media-type="application/xhtml+xml"/>' for i, (name, _, _) in enumerate(files)
     )
     spine = "\n".join(f'<itemref idref="f{i}"/>' for i in range(len(files)))
-    chapter_files = [(name, anchor) for name, _, anchor in files if anchor]
+    # In the contents: each chapter by its heading's anchor, each document of `matter` by its name.
+    chapter_files = [(name, f"#{anchor}" if anchor else "") for name, _, anchor in files if anchor is not None]
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr(zipfile.ZipInfo("mimetype"), "application/epub+zip")
         archive.writestr("META-INF/container.xml", CONTAINER_XML)
@@ -62,7 +71,7 @@ def write_epub(
             archive.writestr(f"OEBPS/{name}", content)
         if version == 3:
             nav_items = "\n".join(
-                f'<li><a href="{name}#{anchor}">{escape(label)}</a></li>'
+                f'<li><a href="{name}{anchor}">{escape(label)}</a></li>'
                 for (name, anchor), label in zip(chapter_files, labels)
             )
             archive.writestr("OEBPS/nav.xhtml", f"""<?xml version="1.0" encoding="utf-8"?>
@@ -92,7 +101,7 @@ def write_epub(
         else:
             points = "\n".join(
                 f'<navPoint id="n{i}" playOrder="{i}"><navLabel><text>{escape(label)}</text></navLabel>'
-                f'<content src="{name}#{anchor}"/></navPoint>'
+                f'<content src="{name}{anchor}"/></navPoint>'
                 for i, ((name, anchor), label) in enumerate(zip(chapter_files, labels), start=1)
             )
             archive.writestr("OEBPS/toc.ncx", f"""<?xml version="1.0" encoding="UTF-8"?>

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from book_files import prose, write_epub, zip_files
+from engine.formats.html import html_blocks
 from engine.importer import parse_book
 
 CHAPTERS = [
@@ -54,6 +55,35 @@ def test_the_back_matter_of_a_gutenberg_epub_is_left_out(tmp_path):
     assert book.text.rstrip().endswith(CHAPTERS[-1][1][-1])
     for gone in ("More...", "More books", "Project Gutenberg"):
         assert gone not in book.text
+
+
+def _semantic_page(body_type: str, section_type: str, html: str) -> str:
+    return f"""<?xml version="1.0" encoding="utf-8"?>
+<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops"><head><title>x</title></head>
+<body epub:type="{body_type}"><section id="{section_type}" epub:type="{section_type}">{html}</section></body></html>"""
+
+
+def test_the_pages_around_an_epubs_text_are_left_out(tmp_path):
+    # As Standard Ebooks makes them: marked with EPUB 3's structural semantics.
+    before = [("Titlepage", _semantic_page("frontmatter", "titlepage", "<h1>Wonderland</h1><p>By Lewis Carroll.</p>")),
+              ("Imprint", _semantic_page("frontmatter", "imprint", "<h2>Imprint</h2><p>This ebook is the product of "
+                                         "many hours of hard work by volunteers for Standard Ebooks.</p>"))]
+    after = [("Endnotes", _semantic_page("backmatter", "endnotes", '<h2>Endnotes</h2><ol><li id="note-1" '
+                                         'epub:type="endnote"><p>The Dodo is an extinct bird.</p></li></ol>')),
+             ("Colophon", _semantic_page("backmatter", "colophon", "<h2>Colophon</h2><p>Wonderland was published in "
+                                         "1865. This ebook was produced for Standard Ebooks.</p>")),
+             ("Uncopyright", _semantic_page("backmatter", "copyright-page", "<h2>Uncopyright</h2><p>May you do good "
+                                            "and not evil. Copyright pages exist to tell you that you cannot.</p>"))]
+    for version in (2, 3):
+        book = parse_book(write_epub(tmp_path / f"se{version}.epub", CHAPTERS, version=version, title="Wonderland",
+                                     matter=(before, after)))
+        assert [section.label for section in book.sections] == ["Chapter I", "Chapter II", "Chapter III"]
+        assert book.text.startswith("CHAPTER I.") and book.text.endswith(CHAPTERS[-1][1][-1])
+        for gone in ("Standard Ebooks", "Lewis Carroll", "extinct bird", "Uncopyright", "May you do good"):
+            assert gone not in book.text
+    # The number that calls a note goes with the note.
+    called = html_blocks('<p>The Dodo came back.<a href="back1.xhtml#note-1" epub:type="noteref">1</a></p>')
+    assert [block.text for block in called] == ["The Dodo came back."]
 
 
 def test_epub_toc_with_unnumbered_chapter_sized_entries(tmp_path):

@@ -30,6 +30,14 @@ _SKIP_CLASSES = re.compile(
 # Gutenberg's frame; its older EPUBs' back matter ("More...", "About Project Gutenberg") too.
 _SKIP_IDS = re.compile(r"^(?:pg-header|pg-footer|pg-machine-header|pg-start-separator|pg-end-separator|"
                        r"more_info_header|bm_info|about_pg_header|pg_trailer)$", re.I)
+# EPUB 3 structural semantics of pages that are not the book's text (Standard
+# Ebooks' titlepage, imprint, colophon and uncopyright); notes go too, with
+# the numbers that call them, as a plain text's appendix after "THE END" does:
+# the book's last pages are its ending.
+_SKIP_EPUB_TYPES = frozenset({
+    "titlepage", "halftitlepage", "imprint", "colophon", "copyright-page", "toc", "toc-brief", "loi", "lot",
+    "landmarks", "page-list", "index", "endnotes", "footnotes", "rearnotes", "noteref",
+})
 _VERSE_CLASSES = re.compile(r"\b(?:poem|poetry|verse|stanza|song|letter|quote-?verse)\b", re.I)
 _LISTING_TAGS = frozenset({"table", "ul", "ol", "dl", "p", "div", "blockquote", "center"})
 _EXTERNAL_SCHEMES = ("http:", "https:", "mailto:", "ftp:", "data:", "javascript:")
@@ -164,6 +172,8 @@ class _Walker:
     def _skipped(self, element: Tag) -> bool:
         classes = " ".join(element.get("class") or [])
         if classes and _SKIP_CLASSES.search(classes):
+            return True
+        if _SKIP_EPUB_TYPES.intersection((element.get("epub:type") or "").split()):
             return True
         identifier = element.get("id") or ""
         return bool(identifier and _SKIP_IDS.match(identifier))
