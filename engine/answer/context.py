@@ -21,7 +21,7 @@ from ..index.vectors import embed_windows
 from ..llm.generator import SMALL_MODEL_PARAMETERS
 from .named import ChapterTitles, sections_named_in
 from .planning import capitalised_as_a_name
-from .retrieval import Rarity, as_written
+from .vocabulary import Rarity, as_written
 
 
 @dataclass

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .planning import content_words, stem
-from .retrieval import BEFORE_A_NAME, INTRODUCTION, Retrieval, as_written, asked_who
+from .retrieval import BEFORE_A_NAME, INTRODUCTION, Retrieval, asked_who
+from .vocabulary import as_written
 from .selection import part_heading
 
 # Sentences the embedder ranks for each part. Measured on the development set
@@ -82,6 +83,9 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
             key = _word_key(word, context.rarity)
             wanted[key] = max(wanted.get(key, 0.0), word_weight(word, context.rarity))
         anchors = [a.lower() for a in part.anchors]
+        # "Who is Ishmael?": someone asked about and nothing else.
+        asked_about = asked_who(part.text, context.writes_as_name)
+        naming = _names(asked_about) if asked_about else None
         candidates = []
         seen: set[tuple[int, int]] = set()
         # A sentence the book repeats (a refrain, a letter read twice) is
@@ -94,7 +98,10 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                     continue
                 seen.add((start, end))
                 sentence = " ".join(book.text[start:end].split())
-                if len(sentence.split()) < 4 or sentence in quoted_texts:
+                # A line under four words says little, unless it names the one
+                # asked about: "Call me Ishmael."
+                length = len(sentence.split())
+                if sentence in quoted_texts or length < 3 or (length == 3 and not (naming and naming.search(sentence))):
                     continue
                 sentence_words = content_words(sentence)
                 if _says_only_who_spoke(sentence_words):
@@ -104,7 +111,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                 overlap = sum(wanted[common] for common in have if common in wanted)
                 anchored = sum(1 for a in anchors if a in sentence.lower())
                 candidates.append((overlap + 2 * anchored, anchored, start, end, sentence, passage))
-        candidates = _naming_the_one_asked_about(candidates, part, context.writes_as_name)
+        candidates = _naming_the_one_asked_about(candidates, asked_about)
         if not candidates:
             continue
         candidates.sort(key=lambda item: (-item[0], item[2]))
@@ -123,7 +130,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         chosen = _choose([pair for pair in scored if pair[0] >= scored[0][0] * _CUTOFF],
                          several_passages=len(evidence.passages) > 1)
         chosen = _with_a_named_section(chosen, scored, retrieval.named)
-        chosen = _with_the_introduction(chosen, scored, evidence, context.writes_as_name)
+        chosen = _with_the_introduction(chosen, scored, evidence, asked_about)
         for score, (_, _, start, end, sentence, passage) in sorted(chosen, key=lambda pair: pair[1][2]):
             section = book.sections[passage.section - 1] if passage.section else None
             lines.append(DigestLine(part=index, text=sentence, passage_id=passage.id, section=passage.section,
@@ -145,11 +152,11 @@ def _with_a_named_section(chosen: list, scored: list, named: list[int] | None) -
     return (chosen if len(chosen) < _MAX_LINES else chosen[:-1]) + [best]
 
 
-def _naming_the_one_asked_about(candidates: list, part, is_name=None) -> list:
-    """For "Who is Belle?", the sentences that name her, where there are
-    any: the word index's stems take her for a bell, and the lines about the
-    church's bell said nothing of her. `is_name`: see `asked_who`."""
-    name = asked_who(part.text, is_name)
+def _naming_the_one_asked_about(candidates: list, name: str | None) -> list:
+    """For "Who is Belle?" (`name`: whom a who-is question asks about), the
+    sentences that name her, where there are any: the word index's stems
+    take her for a bell, and the lines about the church's bell said nothing
+    of her."""
     if name is None:
         return candidates
     named = _names(name)
@@ -161,13 +168,12 @@ def _names(name: str) -> re.Pattern:
     return re.compile(rf"\b{re.escape(name.split()[-1])}\b", re.I)
 
 
-def _with_the_introduction(chosen: list, scored: list, evidence, is_name=None) -> list:
+def _with_the_introduction(chosen: list, scored: list, evidence, name: str | None) -> list:
     """The lines, with one from the passage that first names someone the
-    question asks about ("Who is Marley?"), where a novel says who they are:
-    its first sentence about them ("Marley was dead: to begin with."), else
-    its best line that names them, in place of the weakest line."""
+    question asks about (`name`: "Who is Marley?"), where a novel says who
+    they are: its first sentence about them ("Marley was dead: to begin
+    with."), else its best line that names them, in place of the weakest."""
     first = next((node_id for node_id, sources in evidence.sources.items() if INTRODUCTION in sources), None)
-    name = asked_who(evidence.part.text, is_name)
     if first is None or name is None:
         return chosen
     named = _names(name)

@@ -1,0 +1,105 @@
+"""A book's own vocabulary, counted once per book from its passages: how
+many passages hold each word (a question's rare words are its best handles
+on the book), and which words the book writes as names (capitalised inside
+sentences, nearly never in lower case), where the passages naming each
+are: the word index's stems cannot tell "Belle" from the bells."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import Counter
+
+from ..index.store import Node
+from .planning import stem
+
+# A word the book writes in lower case in more than this share of the
+# passages using it is not a name.
+_NAME_LOWER_SHARE = 0.1
+_POSSESSIVE = re.compile(r"['\u2019]s?$")
+# A word that opens a sentence, a paragraph or a quotation is capitalised whatever it is.
+_SENTENCE_OPENING = re.compile(r"(?:\A\s*|[.!?][\"'\u201d\u2019)]*\s+|\n\s*\n\s*)([A-Z][A-Za-z'\-]+)")
+_QUOTE_OPENING = re.compile(r"(?:(?<=\s)|(?<=\A)|(?<=--))[\"'\u201c\u2018_(]+([A-Z][A-Za-z'\-]+)")
+
+
+def without_possessive(word: str) -> str:
+    """The word without a possessive ending: "Belle's" -> "Belle"."""
+    return _POSSESSIVE.sub("", word)
+
+
+class Rarity:
+    """How many passages of the book hold each word, and which words it
+    writes as names."""
+
+    def __init__(self, passages: list[Node]):
+        self.count = len(passages) or 1
+        frequency: Counter = Counter()
+        written_lower: Counter = Counter()  # passages that write the word in lower case
+        written_within: Counter = Counter()  # passages that capitalise the word inside a sentence
+        opening_a_quote: Counter = Counter()  # passages where it opens a quotation
+        capitalised: dict[str, list[tuple[int, str]]] = {}  # word -> (times, passage id) where written so
+        for node in passages:
+            found = Counter(re.findall(r"[A-Za-z][A-Za-z'\-]+", node.text))
+            frequency.update({w.lower() for w in found})
+            written_lower.update(w for w in found if w[0].islower())
+            opening = Counter(_SENTENCE_OPENING.findall(node.text))
+            quoted = Counter(_QUOTE_OPENING.findall(node.text))
+            written_within.update(w.lower() for w, count in found.items()
+                                  if w[0].isupper() and count > opening[w] + quoted[w])
+            opening_a_quote.update(w.lower() for w in quoted)
+            times: Counter = Counter()
+            for word, count in found.items():
+                if word[0].isupper():
+                    times[without_possessive(word).lower()] += count
+            for word, count in times.items():
+                capitalised.setdefault(word, []).append((count, node.id))
+        self.frequency = frequency
+        self.written_lower = written_lower
+        self.written_within = written_within
+        self.opening_a_quote = opening_a_quote
+        # The passages that name each rare name, most mentions first: the
+        # word index's stems cannot tell "Belle" from the bells.
+        self.naming = {word: [node_id for _, node_id in sorted(found, key=lambda item: -item[0])]
+                       for word, found in capitalised.items() if self.is_name(word) and self(word) is not None}
+
+    def is_name(self, word: str) -> bool:
+        """Whether the book writes the word as a name: capitalised nearly
+        everywhere it is used, and not only where a sentence begins
+        ("Laurie", "Belle"; not "bell", nor "Suddenly")."""
+        word = word.strip("'.").lower()
+        used, lower = self.frequency.get(word, 0), self.written_lower.get(word, 0)
+        # Opening a quotation, a name ('"Belle," said the husband') and a
+        # common word ('"Remember," said the Ghost') look alike: there only
+        # a word the book never writes in lower case counts.
+        return lower <= _NAME_LOWER_SHARE * used and (
+            self.written_within.get(word, 0) > 0 or (lower == 0 and self.opening_a_quote.get(word, 0) > 0))
+
+    @functools.cached_property
+    def _lower_by_stem(self) -> Counter:
+        """Passages writing a word of each stem in lower case (a passage with two such words counts twice)."""
+        counts: Counter = Counter()
+        for word, passages in self.written_lower.items():
+            counts[stem(word)] += passages
+        return counts
+
+    def mistaken_by_stem(self, word: str) -> bool:
+        """Whether the word index's stem of a name stands mostly for other
+        words: "Belle" is stemmed "bell", and the book rings bells in more
+        passages than it names her ("Frank" in Emma names him more often than
+        anything is frank)."""
+        word = word.lower()
+        return word in self.naming and self._lower_by_stem.get(stem(word), 0) > len(self.naming[word])
+
+    def __call__(self, word: str) -> float | None:
+        """Share of passages with the word; None if absent or too common to help."""
+        found = self.frequency.get(word.lower(), 0)
+        if found == 0:
+            return None
+        share = found / self.count
+        return share if share <= 0.04 else None
+
+
+def as_written(name: str) -> re.Pattern:
+    """A name as a text may write it: in any case ("MARLEY"), with or
+    without a title's full stop ("Mr Brooke", "Mr. Brooke")."""
+    return re.compile(r"\b" + r"\.?\s+".join(re.escape(word.rstrip(".")) for word in name.split()) + r"\b", re.I)
