@@ -413,6 +413,11 @@ def test_a_question_about_the_whole_book_gets_the_book_in_outline(session):
     for not_whole in ("What happens to him?", "What is it about?", "Who is Marley?", "What does the knocker mean?",
                       "What does \u201cBah! Humbug!\u201d mean?", "What are the themes of the book?", "Who is Will?"):
         assert not asks_about_the_whole_book(not_whole), not_whole
+    # Asked with nothing before, "it" can only be the book ("it" meant the ends of a whale line);
+    # "he" is still someone.
+    assert asks_about_the_whole_book("How does it end?", alone=True)
+    assert asks_about_the_whole_book("What is it about?", alone=True)
+    assert not asks_about_the_whole_book("What happens to him?", alone=True)
     context = session.context
     openings = {section.ordinal: min((start, node_id) for node_id, start in context.start_of.items()
                                      if context.section_of[node_id] == section.ordinal)[1]
@@ -445,6 +450,8 @@ def test_a_question_about_the_whole_book_gets_the_book_in_outline(session):
     # A pronoun, a name or a chapter of its own, or a follow-up, is searched for as usual.
     assert session.retrieve("Why does the hare run in chapter 2?", budget=3).overview is None
     assert session.retrieve("What happens?", budget=3, after="Who was Dick?").overview is None
+    assert session.retrieve("How does it end?", budget=3).overview == "ending"
+    assert session.retrieve("How does it end?", budget=3, after="Who was Dick?").overview is None
     stopped = CancelToken()
     stopped.cancel()
     result = session.ask("Summarize the book", budget=6, planner="code", cancel=stopped)

@@ -38,14 +38,17 @@ _THE_BOOK = re.compile(r"\b(?:this|the|that)\s+(?:whole\s+|entire\s+)?(?:book|no
 _REFERENCES = PERSONAL_PRONOUNS | {"it", "its", "this", "that", "these", "those"}
 
 
-def asks_about_the_whole_book(question: str) -> bool:
+def asks_about_the_whole_book(question: str, alone: bool = False) -> bool:
     """Whether a question asks about the book as a whole and names nothing
     in it: every content word is one like "book", "about", "happens" or
-    "summarize", and no pronoun points at someone or something else."""
+    "summarize", and no pronoun points at someone or something else.
+    `alone`: asked with nothing before it, where "How does it end?" and
+    "What is it about?" can mean nothing but the book."""
     if subjects_of(question) or any(word[:1].isupper() and word != "I" for word in words(question)[1:]):
         return False  # a name or a quoted phrase of its own ("Who is Will?": a name the stopwords would miss)
     rest = _THE_BOOK.sub(" ", question)
-    if any(word.lower() in _REFERENCES for word in words(rest)):
+    references = PERSONAL_PRONOUNS if alone else _REFERENCES
+    if any(word.lower() in references for word in words(rest)):
         return False
     return all(word.lower() in GENERIC_WORDS | _WHOLE_BOOK for word in content_words(rest))
 

@@ -161,7 +161,7 @@ class AnswerSession:
         chapters it names beside a subject of its own (named.py)."""
         named = self.named_sections(question, focus, within)
         if focus is None and as_earlier(after) is None and not named:
-            if within is None and asks_about_the_whole_book(question):
+            if within is None and asks_about_the_whole_book(question, alone=True):
                 self.check_ending_read(question, until)
                 return overview(plan, question, self.context, budget, until)
             if within is not None and self._about_the_chapters_alone(question):
