@@ -1417,6 +1417,8 @@ def test_the_draft_and_the_digest_are_scored_on_the_same_questions():
             Row(first, "answer", 12, [1], 0.01, answer=result)]
     answers = summarize(rows, {})["answers"]
     assert answers["digest"]["questions"] == 2
+    # Whether a digest holds the answer's words, which its F1 cannot say: whole sentences against three words.
+    assert answers["digest"]["answer_recall"] == 0.5 > answers["digest"]["token_f1"]
     generated = answers["generated"]
     assert generated["questions"] == 1 and generated["token_f1"] > generated["digest_token_f1"] > 0
     assert generated["digest_token_f1"] > answers["digest"]["token_f1"]  # the first question's digest alone
