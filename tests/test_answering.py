@@ -732,7 +732,7 @@ def test_a_question_who_someone_is_quotes_where_the_book_first_names_them(stave_
         "Marley", "Fezziwig", "Mr. Brooke", None, None, None]
     context = stave_one.context
     # Typed in lower case, a name is known by how the book writes it.
-    assert [asked_who(q, context.rarity.is_name) for q in ("who is marley?", "who was scrooge", "who is the clerk?",
+    assert [asked_who(q, context.writes_as_name) for q in ("who is marley?", "who was scrooge", "who is the clerk?",
                                                            "who is he?")] == ["Marley", "Scrooge", None, None]
     assert as_written("Mr Brooke").search("Laurie's tutor, Mr. Brooke, came") is not None
     first = min((node for node in context.store.nodes(kind="passage") if "Marley" in node.text.title()),
@@ -793,8 +793,8 @@ def test_a_short_line_that_introduces_someone_is_quoted(tmp_path):
 
     # Moby-Dick's first two chapters (Project Gutenberg #2701, public domain).
     library = Library(tmp_path / "home")
-    answering = AnswerSession(library, library.import_book(ROOT / "tests" / "fixtures" / "moby-dick-excerpt.txt").book_id,
-                              embedder=open_embedder(ModelSettings()))
+    book_id = library.import_book(ROOT / "tests" / "fixtures" / "moby-dick-excerpt.txt").book_id
+    answering = AnswerSession(library, book_id, embedder=open_embedder(ModelSettings()))
     answering.ensure_indexed()
     # Lines under four words were left out, the book's first among them.
     lines = answering.digest(answering.retrieve("who is ishmael?", budget=6))

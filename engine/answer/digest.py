@@ -24,8 +24,8 @@ import numpy as np
 
 from .planning import content_words, stem
 from .retrieval import BEFORE_A_NAME, INTRODUCTION, Retrieval, asked_who
-from .vocabulary import as_written
 from .selection import part_heading
+from .vocabulary import as_written
 
 # Sentences the embedder ranks for each part. Measured on the development set
 # (12 passages; share of required sections quoted / of evidence sentences

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import ChapterhouseError
+from .planning import STOPWORDS
 from .retrieval import Features, baseline
 
 BASELINES = ("bm25", "dense", "hybrid")
@@ -158,8 +159,6 @@ def answer_recall(prediction: str, reference: str) -> float:
     content words, where it has any): a digest quotes whole sentences, so
     its F1 against a three-word answer is bound by its length, not by
     whether it holds the answer ("Lady Russell", "Seattle")."""
-    from .planning import STOPWORDS
-
     wanted = set(normal_words(reference))
     wanted = (wanted - STOPWORDS) or wanted
     return len(wanted & set(normal_words(prediction))) / len(wanted) if wanted else 0.0
@@ -451,8 +450,8 @@ def _answer_scores(pairs: list[tuple[str, list[str]]]) -> dict:
     f1 = [max(token_f1(prediction, ref) for ref in refs) for prediction, refs in pairs]
     rouge = [max(rouge_l(prediction, ref) for ref in refs) for prediction, refs in pairs]
     held = [max(answer_recall(prediction, ref) for ref in refs) for prediction, refs in pairs]
-    return {"questions": len(pairs), "token_f1": round(statistics.mean(f1), 3), "rouge_l": round(statistics.mean(rouge), 3),
-            "answer_recall": round(statistics.mean(held), 3)}
+    return {"questions": len(pairs), "token_f1": round(statistics.mean(f1), 3),
+            "rouge_l": round(statistics.mean(rouge), 3), "answer_recall": round(statistics.mean(held), 3)}
 
 
 def format_report(report: dict) -> str:

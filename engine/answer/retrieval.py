@@ -386,7 +386,8 @@ def _best_by_words(plan: Plan, context, features: Features, until: int | None, s
     reader's position cuts through (its unread words may be what matched)."""
     if plan.scope != LOCAL or len(plan.parts) != 1 or plan.parts[0].several:
         return None
-    best = context.search.bm25(_words_query(plan.parts[0], features, context.rarity), levels=[1], k=1, sections=searched)
+    query = _words_query(plan.parts[0], features, context.rarity)
+    best = context.search.bm25(query, levels=[1], k=1, sections=searched)
     cut = {node.id for node in context.passages_cut_by(until)}
     if not best or best[0][0] in cut:
         return None
