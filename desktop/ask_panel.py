@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.answer.absent import absent_line
 from engine.answer.digest import quoted
 from engine.answer.followup import earlier_of, earlier_question, leans_on_earlier
 from engine.answer.overview import overview_evidence
@@ -678,6 +679,9 @@ class AskPanel(QWidget):
             page = (f"<p><i>The question names {html.escape(named['short'])}: half the evidence comes from "
                     f"{'it' if len(named['sections']) == 1 else 'them'} first, the rest from the whole book.</i></p>"
                     + page)
+        missing = absent_line(result.get("absent") or [])
+        if page and missing:
+            page = f"<p><i>{html.escape(missing)}</i></p>" + page
         follows = result.get("follows")
         if page and follows:
             earlier = html.escape(quoted(follows["question"]))
@@ -965,6 +969,7 @@ def _digest_payload(session, lines, retrieval, follows: dict | None = None, rela
         "overview": retrieval.overview,
         "follows": follows,
         "meaning_share": round(retrieval.meaning_share, 3),
+        "absent": retrieval.absent,
     }
 
 

@@ -220,6 +220,7 @@ def run_related(args) -> int:
 
 def _show_evidence(session, found, question: str, as_json: bool, until, focus, within, after) -> int:
     """What `retrieve` and `related` print: the digest and the passages, or all of it as JSON."""
+    from .answer.absent import absent_line
     from .answer.digest import digest_markdown
     from .answer.selection import focus_record, within_record
 
@@ -243,11 +244,14 @@ def _show_evidence(session, found, question: str, as_json: bool, until, focus, w
             "overview": found.overview,
             "follows": session.follows(question, after, until),
             "meaning_share": round(found.meaning_share, 3),
+            "absent": found.absent,
             "timings": {"retrieval_ms": round(found.seconds * 1000, 1)},
         }, indent=2, ensure_ascii=False))
         return 0
     if after:
         print(_taken_as(session.follows(question, after, until)))
+    if absent_line(found.absent):
+        print(f"({absent_line(found.absent)})\n")
     print(digest_markdown(digest, [part.part.text for part in found.parts]))
     print()
     for node in found.passages:
@@ -280,6 +284,7 @@ DRAFT_RESTATED = "[this draft only restates the question, so the app does not sh
 
 
 def run_ask(args) -> int:
+    from .answer.absent import absent_line
     from .answer.digest import digest_markdown, quoted
     from .answer.session import check_question
     from .llm.types import CancelToken
@@ -297,6 +302,8 @@ def run_ask(args) -> int:
         if not quiet:
             if after:
                 print(_taken_as(session.follows(args.question, after, until)))
+            if absent_line(retrieval.absent):
+                print(f"({absent_line(retrieval.absent)})\n")
             limit = session.context.reading_limit(until)
             print(f"Evidence (the book up to the end of {limit['label']}):" if limit else "Evidence:")
             print(digest_markdown(lines, [part.part.text for part in retrieval.parts]))

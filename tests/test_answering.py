@@ -788,6 +788,29 @@ def test_a_name_is_known_and_searched_as_the_book_writes_it(stave_two):
     assert told[0] not in ringing and len(ringing) <= 1
 
 
+def test_a_name_the_book_never_uses_is_said_to_be_missing(stave_one):
+    from engine.answer.absent import absent_line
+
+    def absent(question):
+        return stave_one.retrieve(question, budget=3).absent
+
+    # Before, "Who is Gandalf?" got three chance passages and no word that he is not in the book.
+    assert absent("Who is Gandalf?") == [{"name": "Gandalf", "closest": None, "alone": True}]
+    assert absent("who was gandalf") == [{"name": "gandalf", "closest": None, "alone": True}]
+    # A slip of the keyboard gets the book's nearest name.
+    assert absent("Why does Scroge count his money?") == [{"name": "Scroge", "closest": "Scrooge", "alone": False}]
+    assert absent_line(absent("Why does Scroge count his money?")) == (
+        "\u201cScroge\u201d (did you mean Scrooge?) is not in this book: the evidence is for the rest of the question.")
+    # Names the book uses, however written; a part in the story; the author.
+    for known in ("Who is Marley?", "who is jacob marley", "What does Scrooge's clerk earn?", "Who is the narrator?",
+                  "Who is the man at the door?", "Why did Dickens write about Marley?", "What does MARLEY wear?"):
+        assert absent(known) == [], known
+    stopped = CancelToken()
+    stopped.cancel()  # the evidence alone: no model call
+    assert stave_one.ask("Who is Gandalf?", budget=3, planner="code", cancel=stopped).as_dict()["absent"] == [
+        {"name": "Gandalf", "closest": None, "alone": True}]
+
+
 def test_a_short_line_that_introduces_someone_is_quoted(tmp_path):
     from engine.store import Library
 

@@ -1837,4 +1837,10 @@ def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
     assert ("A question about the whole book: its evidence is the book's last pages."
             in panel.answer_view.toPlainText())
     qtbot.waitUntil(lambda: panel.history.item(0).text() == "[whole book] How does the story end?", timeout=10000)
+    # A name the book never uses is said to be missing, not answered with chance passages.
+    panel.question.setText("Who is Gandalf?")
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as missing:
+        panel.ask()
+    assert missing.args[0]["absent"] == [{"name": "Gandalf", "closest": None, "alone": True}]
+    assert "\u201cGandalf\u201d is not in this book: nothing in it says who that is." in panel.answer_view.toPlainText()
     window.close()

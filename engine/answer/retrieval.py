@@ -88,6 +88,8 @@ class Retrieval:
     # A question about the whole book: "outline" (each chapter's opening), "opening" or "ending" (its first or
     # last passages), not a search.
     overview: str | None = None
+    # Names the question uses and the book never does, each {"name", "closest"} (absent.py).
+    absent: list[dict] = field(default_factory=list)
 
     @property
     def ranked(self) -> list[Node]:
@@ -402,19 +404,27 @@ BEFORE_A_NAME = ("the", "old", "young", "little", "poor")
 _NAMED_PASSAGES = 1000
 
 
-def asked_who(question: str, is_name=None) -> str | None:
-    """The name a question asks about and nothing else ("Who is Mrs Smith?"
-    -> "Mrs Smith"), after any of BEFORE_A_NAME: capitalised, or one the
-    book writes as a name (`is_name`, as `BookContext.writes_as_name`: "who
-    is tiny tim?" -> "Tiny Tim"); None for any other question ("Who is the
-    man at the gate?")."""
+def who_is_words(question: str) -> str | None:
+    """What a "Who is ...?" question asks about, after any of BEFORE_A_NAME,
+    as typed ("who was old fezziwig?" -> "fezziwig"); None for another question."""
     found = _WHO_IS.match(question)
     if found is None:
         return None
     name = found.group("name").split()
     while name and name[0].lower() in BEFORE_A_NAME:
         name = name[1:]
-    name = " ".join(name)
+    return " ".join(name)
+
+
+def asked_who(question: str, is_name=None) -> str | None:
+    """The name a question asks about and nothing else ("Who is Mrs Smith?"
+    -> "Mrs Smith"), after any of BEFORE_A_NAME: capitalised, or one the
+    book writes as a name (`is_name`, as `BookContext.writes_as_name`: "who
+    is tiny tim?" -> "Tiny Tim"); None for any other question ("Who is the
+    man at the gate?")."""
+    name = who_is_words(question)
+    if name is None:
+        return None
     if not capitalised_as_a_name(name) and (is_name is None or not name or not is_name(name)):
         return None
     return " ".join(word if word in NAME_JOINERS else word[:1].upper() + word[1:] for word in name.split())

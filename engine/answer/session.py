@@ -13,6 +13,7 @@ from ..llm.generator import is_small
 from ..llm.types import CancelToken
 from .context import BookContext
 from .planning import Plan, code_plan, model_plan
+from .absent import names_not_in_book
 from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing, answer_rules, generate_answer, \
     not_found, resolve_citations
 from .digest import DigestLine, evidence_digest
@@ -160,15 +161,19 @@ class AnswerSession:
         (overview.py), else retrieval, with half the budget from the
         chapters it names beside a subject of its own (named.py)."""
         named = self.named_sections(question, focus, within)
+        found = None
         if focus is None and as_earlier(after) is None and not named:
             if within is None and asks_about_the_whole_book(question, alone=True):
                 self.check_ending_read(question, until)
-                return overview(plan, question, self.context, budget, until)
-            if within is not None and self._about_the_chapters_alone(question):
+                found = overview(plan, question, self.context, budget, until)
+            elif within is not None and self._about_the_chapters_alone(question):
                 self.check_ending_read(question, until, within)
-                return overview(plan, question, self.context, budget, until, within)
-        return retrieve(plan, self.context, budget=budget, features=features, until=until, focus=focus,
-                        within=within, named=named)
+                found = overview(plan, question, self.context, budget, until, within)
+        if found is None:
+            found = retrieve(plan, self.context, budget=budget, features=features, until=until, focus=focus,
+                             within=within, named=named)
+        found.absent = names_not_in_book(question, self.context)
+        return found
 
     def related(self, focus: tuple[int, int], budget: int = RELATED_BUDGET, until: int | None = None,
                 within: list[int] | None = None) -> Retrieval:

@@ -90,6 +90,11 @@ class Rarity:
         word = word.lower()
         return word in self.naming and self._lower_by_stem.get(stem(word), 0) > len(self.naming[word])
 
+    @functools.cached_property
+    def names(self) -> list[str]:
+        """The words the book writes as names in two passages or more, lower case."""
+        return [word for word, used in self.frequency.items() if used >= 2 and self.is_name(word)]
+
     def __call__(self, word: str) -> float | None:
         """Share of passages with the word; None if absent or too common to help."""
         found = self.frequency.get(word.lower(), 0)
