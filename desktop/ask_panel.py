@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.answer.absent import absent_line
+from engine.answer.absent import absent_line, respelled
 from engine.answer.digest import quoted
 from engine.answer.followup import earlier_of, earlier_question, leans_on_earlier
 from engine.answer.overview import overview_evidence
@@ -679,9 +679,10 @@ class AskPanel(QWidget):
             page = (f"<p><i>The question names {html.escape(named['short'])}: half the evidence comes from "
                     f"{'it' if len(named['sections']) == 1 else 'them'} first, the rest from the whole book.</i></p>"
                     + page)
-        missing = absent_line(result.get("absent") or [])
+        missing = absent_line(result.get("absent") or [], mark=html.escape,
+                              suggest=lambda index, name: f"<a href=\"respell:{index}\">{html.escape(name)}</a>")
         if page and missing:
-            page = f"<p><i>{html.escape(missing)}</i></p>" + page
+            page = f"<p><i>{missing}</i></p>" + page
         follows = result.get("follows")
         if page and follows:
             earlier = html.escape(quoted(follows["question"]))
@@ -743,6 +744,12 @@ class AskPanel(QWidget):
             item = self._history_item(int(target)) if target.isdigit() else None
             if item is not None:
                 self.show_result(item.data(SPAN_ROLE), item.data(ASKED_ROLE))
+            return
+        if url.scheme() == "respell":  # "did you mean Scrooge?": asked again with the book's name
+            absent = (self.result or {}).get("absent") or []
+            if target.isdigit() and int(target) < len(absent) and self.cancel is None:
+                self.question.setText(respelled(self.result.get("question") or self._asked, absent[int(target)]))
+                self.ask()
             return
         if self.result is None or url.scheme() not in ("cite", "quote"):
             return
@@ -918,7 +925,7 @@ class AskPanel(QWidget):
         return ""
 
     def follow_link(self, href: str) -> None:
-        """Follow a mark in the answer ("cite:ID", "quote:N" or "earlier:HISTORY_ID") as a click would."""
+        """Follow a mark in the answer ("cite:ID", "quote:N", "earlier:HISTORY_ID" or "respell:N") as a click would."""
         self._link(QUrl(href))
 
 

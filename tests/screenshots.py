@@ -8,9 +8,9 @@ temporary folder and the embedded default models: the library while a book
 indexes, the reader, find in book, an answer with citations and the book
 map, a followed citation, the settings dialog, evidence only, a question
 limited to what the reader has read, a question about a passage selected in
-the reader, one about chapters picked in the contents, and a question on a
-long book just imported, answered by its words while its vectors are still
-being made.
+the reader, one about chapters picked in the contents, a name the book
+never uses, and a question on a long book just imported, answered by its
+words while its vectors are still being made.
 """
 
 from __future__ import annotations
@@ -197,7 +197,8 @@ def main() -> int:
 
     # Questions typed as readers type them: one chapter named, the whole book.
     for name, question in (("17-a-chapter-named", "Summarize Stave 3"),
-                           ("18-the-whole-book", "What is this book about?")):
+                           ("18-the-whole-book", "What is this book about?"),
+                           ("19-a-name-not-in-the-book", "Why does Scroge count his money?")):
         window.ask_panel.question.setText(question)
         done.clear()
         window.ask_panel.ask()

@@ -1843,4 +1843,14 @@ def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
         panel.ask()
     assert missing.args[0]["absent"] == [{"name": "Gandalf", "closest": None, "alone": True}]
     assert "\u201cGandalf\u201d is not in this book: nothing in it says who that is." in panel.answer_view.toPlainText()
+    # A slip of the keyboard: the book's nearest name, a click away from asking again with it.
+    panel.question.setText("What was Darkey called later?")
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as slip:
+        panel.ask()
+    assert slip.args[0]["absent"] == [{"name": "Darkey", "closest": "Darkie", "alone": False}]
+    assert "(did you mean Darkie?) is not in this book" in panel.answer_view.toPlainText()
+    assert 'href="respell:0"' in panel.answer_view.toHtml()
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as again:
+        panel.follow_link("respell:0")
+    assert again.args[0]["question"] == "What was Darkie called later?" and again.args[0]["absent"] == []
     window.close()

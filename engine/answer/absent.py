@@ -88,14 +88,22 @@ def _closest(word: str, context) -> str | None:
     return forms.most_common(1)[0][0] if forms else match[0].title()
 
 
-def absent_line(absent: list[dict]) -> str | None:
-    """The one line an answer shows for names the book never uses."""
+def absent_line(absent: list[dict], mark=lambda text: text, suggest=None) -> str | None:
+    """The one line an answer shows for names the book never uses; `mark`
+    formats a name (escaping it for a page), `suggest(index, name)` the
+    book's nearest name (a link that asks again with it)."""
     if not absent:
         return None
     said = []
-    for entry in absent:
-        said.append(f"\u201c{entry['name']}\u201d" + (f" (did you mean {entry['closest']}?)" if entry["closest"] else ""))
+    for index, entry in enumerate(absent):
+        closest = entry["closest"] and (suggest(index, entry["closest"]) if suggest else mark(entry["closest"]))
+        said.append(f"\u201c{mark(entry['name'])}\u201d" + (f" (did you mean {closest}?)" if closest else ""))
     names = said[0] if len(said) == 1 else ", ".join(said[:-1]) + " or " + said[-1]
     if any(entry.get("alone") for entry in absent):
         return f"{names} {'is' if len(said) == 1 else 'are'} not in this book: nothing in it says who that is."
     return f"{names} {'is' if len(said) == 1 else 'are'} not in this book: the evidence is for the rest of the question."
+
+
+def respelled(question: str, entry: dict) -> str:
+    """The question with a missing name replaced by the book's nearest one."""
+    return re.sub(rf"\b{re.escape(entry['name'])}\b", entry["closest"], question, count=1, flags=re.I)

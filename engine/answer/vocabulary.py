@@ -92,8 +92,8 @@ class Rarity:
 
     @functools.cached_property
     def names(self) -> list[str]:
-        """The words the book writes as names in two passages or more, lower case."""
-        return [word for word, used in self.frequency.items() if used >= 2 and self.is_name(word)]
+        """The words the book writes as names, lower case."""
+        return [word for word in self.frequency if self.is_name(word)]
 
     def __call__(self, word: str) -> float | None:
         """Share of passages with the word; None if absent or too common to help."""
