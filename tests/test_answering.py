@@ -1070,6 +1070,11 @@ def test_retrieve_command_imports_indexes_and_prints_verbatim_evidence(chapterho
                              "--up-to", "4"], capture_output=True, text=True, cwd=ROOT, env=env)
     assert beyond.returncode == 2 and beyond.stderr.count("\n") == 1
     assert "--up-to 4: the book has sections 1 to 3" in beyond.stderr
+    # A name the book never uses: said first, above the evidence.
+    missing = subprocess.run([sys.executable, "-m", "engine", "retrieve", "Three Chapters from Black Beauty",
+                              "Who is Gandalf?"], capture_output=True, text=True, cwd=ROOT, env=env)
+    assert missing.returncode == 0, missing.stderr
+    assert missing.stdout.startswith("(\u201cGandalf\u201d is not in this book: nothing in it says who that is.)\n")
 
 
 def test_a_question_with_no_words_is_refused_before_a_new_book_is_imported(chapterhouse_home, fixtures):
