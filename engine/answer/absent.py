@@ -28,7 +28,8 @@ _ROLES = {"narrator", "author", "writer", "hero", "heroine", "protagonist", "ant
 def names_not_in_book(question: str, context) -> list[dict]:
     """Each name the question uses and the book does not, as typed, with the
     book's closest name ({"name", "closest", "alone"}: closest None where
-    none is near; alone when a who-is question asks about nothing else). A name is missing when one of its words is in none of the book's
+    none is near; alone when a who-is question asks about nothing else). A
+    name is missing when one of its words is in none of the book's
     passages; the book's title and author do not count as missing."""
     known = {word.lower() for word in _WORD.findall(" ".join(filter(None, (
         context.book.title, context.book.metadata.get("author")))))}
@@ -99,9 +100,10 @@ def absent_line(absent: list[dict], mark=lambda text: text, suggest=None) -> str
         closest = entry["closest"] and (suggest(index, entry["closest"]) if suggest else mark(entry["closest"]))
         said.append(f"\u201c{mark(entry['name'])}\u201d" + (f" (did you mean {closest}?)" if closest else ""))
     names = said[0] if len(said) == 1 else ", ".join(said[:-1]) + " or " + said[-1]
+    missing = f"{names} {'is' if len(said) == 1 else 'are'} not in this book"
     if any(entry.get("alone") for entry in absent):
-        return f"{names} {'is' if len(said) == 1 else 'are'} not in this book: nothing in it says who that is."
-    return f"{names} {'is' if len(said) == 1 else 'are'} not in this book: the evidence is for the rest of the question."
+        return f"{missing}: nothing in it says who that is."
+    return f"{missing}: the evidence is for the rest of the question."
 
 
 def respelled(question: str, entry: dict) -> str:
