@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.answer.absent import absent_line, respelled
+from engine.answer.absent import absent_line, nothing_to_answer, respelled
 from engine.answer.digest import quoted
 from engine.answer.followup import earlier_of, earlier_question, leans_on_earlier
 from engine.answer.overview import overview_evidence
@@ -652,6 +652,8 @@ class AskPanel(QWidget):
                             "evidence is what the book holds on the question.</i></p>")
         if not streaming and result.get("written") is False and result.get("digest"):
             answer_block = "<p><i>Evidence only, as set in Settings › Answers: no model answer.</i></p>"
+        if nothing_to_answer(result.get("absent") or []):
+            answer_block = ""  # the line above the evidence says why: nothing in the book answers it
         if result.get("related"):
             answer_block = ("<p><i>Passages elsewhere in the book that tell of it, found by their words and meaning "
                             "(no model answer). The evidence below lists them by chapter.</i></p>"
@@ -681,7 +683,7 @@ class AskPanel(QWidget):
                     + page)
         missing = absent_line(result.get("absent") or [], mark=html.escape,
                               suggest=lambda index, name: f"<a href=\"respell:{index}\">{html.escape(name)}</a>")
-        if page and missing:
+        if (page or nothing_to_answer(result.get("absent") or [])) and missing:  # then it is the whole answer
             page = f"<p><i>{missing}</i></p>" + page
         follows = result.get("follows")
         if page and follows:
@@ -967,7 +969,7 @@ def _digest_payload(session, lines, retrieval, follows: dict | None = None, rela
         # Known before the first word, so a capable model's answer streams
         # above the evidence rather than jumping there when it ends.
         "lead": "answer" if session.answer_leads else "digest",
-        "written": session.writes_answers and not related,
+        "written": session.writes_answers and not related and not nothing_to_answer(retrieval.absent),
         "related": related,
         "reading_limit": session.context.reading_limit(retrieval.until),
         "focus": focus_record(session.context, retrieval.focus) if retrieval.focus else None,

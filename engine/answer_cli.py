@@ -252,8 +252,9 @@ def _show_evidence(session, found, question: str, as_json: bool, until, focus, w
         print(_taken_as(session.follows(question, after, until)))
     if absent_line(found.absent):
         print(f"({absent_line(found.absent)})\n")
-    print(digest_markdown(digest, [part.part.text for part in found.parts]))
-    print()
+    if digest:
+        print(digest_markdown(digest, [part.part.text for part in found.parts]))
+        print()
     for node in found.passages:
         print(f"[{node.id}] {labels.get(node.section, '')}: {' '.join(node.text.split())[:160]}\u2026")
     limit = session.context.reading_limit(until)
@@ -284,7 +285,7 @@ DRAFT_RESTATED = "[this draft only restates the question, so the app does not sh
 
 
 def run_ask(args) -> int:
-    from .answer.absent import absent_line
+    from .answer.absent import absent_line, nothing_to_answer
     from .answer.digest import digest_markdown, quoted
     from .answer.session import check_question
     from .llm.types import CancelToken
@@ -304,6 +305,8 @@ def run_ask(args) -> int:
                 print(_taken_as(session.follows(args.question, after, until)))
             if absent_line(retrieval.absent):
                 print(f"({absent_line(retrieval.absent)})\n")
+            if nothing_to_answer(retrieval.absent):
+                return  # that line is the answer: no evidence, no model call
             limit = session.context.reading_limit(until)
             print(f"Evidence (the book up to the end of {limit['label']}):" if limit else "Evidence:")
             print(digest_markdown(lines, [part.part.text for part in retrieval.parts]))

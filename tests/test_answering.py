@@ -796,9 +796,11 @@ def test_a_name_the_book_never_uses_is_said_to_be_missing(stave_one):
 
     # Before, "Who is Gandalf?" got three chance passages and no word that he is not in the book.
     assert absent("Who is Gandalf?") == [{"name": "Gandalf", "closest": None, "alone": True}]
+    assert stave_one.retrieve("Who is Gandalf?", budget=3).passages == []  # chance passages passed for evidence
     assert absent("who was gandalf") == [{"name": "gandalf", "closest": None, "alone": True}]
     # A slip of the keyboard gets the book's nearest name.
     assert absent("Why does Scroge count his money?") == [{"name": "Scroge", "closest": "Scrooge", "alone": False}]
+    assert stave_one.retrieve("Why does Scroge count his money?", budget=3).passages  # the rest of it is searched
     assert absent_line(absent("Why does Scroge count his money?")) == (
         "\u201cScroge\u201d (did you mean Scrooge?) is not in this book: the evidence is for the rest of the question.")
     # Names the book uses, however written; a part in the story; the author.
@@ -809,6 +811,14 @@ def test_a_name_the_book_never_uses_is_said_to_be_missing(stave_one):
     stopped.cancel()  # the evidence alone: no model call
     assert stave_one.ask("Who is Gandalf?", budget=3, planner="code", cancel=stopped).as_dict()["absent"] == [
         {"name": "Gandalf", "closest": None, "alone": True}]
+
+
+def test_who_someone_the_book_never_names_is_gets_no_made_up_answer(session):
+    assert session.writes_answers  # the default model would write a draft from chance passages
+    result = session.ask("Who is Gandalf?", budget=3, planner="code")
+    assert result.retrieval.absent == [{"name": "Gandalf", "closest": None, "alone": True}]
+    assert result.written is False and result.answer == "" and result.tokens["prompt"] == 0
+    assert result.digest == [] and result.citations == []
 
 
 def test_a_short_line_that_introduces_someone_is_quoted(tmp_path):

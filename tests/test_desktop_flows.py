@@ -1843,6 +1843,7 @@ def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
         panel.ask()
     assert missing.args[0]["absent"] == [{"name": "Gandalf", "closest": None, "alone": True}]
     assert "\u201cGandalf\u201d is not in this book: nothing in it says who that is." in panel.answer_view.toPlainText()
+    assert "Evidence only" not in panel.answer_view.toPlainText()  # not the settings: nothing to answer from
     # A slip of the keyboard: the book's nearest name, a click away from asking again with it.
     panel.question.setText("What was Darkey called later?")
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as slip:

@@ -89,6 +89,13 @@ def _closest(word: str, context) -> str | None:
     return forms.most_common(1)[0][0] if forms else match[0].title()
 
 
+def nothing_to_answer(absent: list[dict]) -> bool:
+    """Whether the question asks only who someone is that the book never
+    names ("Who is Gandalf?"): no passage answers it, and a model would
+    make an answer up from them."""
+    return any(entry.get("alone") for entry in absent)
+
+
 def absent_line(absent: list[dict], mark=lambda text: text, suggest=None) -> str | None:
     """The one line an answer shows for names the book never uses; `mark`
     formats a name (escaping it for a page), `suggest(index, name)` the
@@ -101,7 +108,7 @@ def absent_line(absent: list[dict], mark=lambda text: text, suggest=None) -> str
         said.append(f"\u201c{mark(entry['name'])}\u201d" + (f" (did you mean {closest}?)" if closest else ""))
     names = said[0] if len(said) == 1 else ", ".join(said[:-1]) + " or " + said[-1]
     missing = f"{names} {'is' if len(said) == 1 else 'are'} not in this book"
-    if any(entry.get("alone") for entry in absent):
+    if nothing_to_answer(absent):
         return f"{missing}: nothing in it says who that is."
     return f"{missing}: the evidence is for the rest of the question."
 

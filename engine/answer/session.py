@@ -13,7 +13,7 @@ from ..llm.generator import is_small
 from ..llm.types import CancelToken
 from .context import BookContext
 from .planning import Plan, code_plan, model_plan
-from .absent import names_not_in_book
+from .absent import names_not_in_book, nothing_to_answer
 from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing, answer_rules, generate_answer, \
     not_found, resolve_citations
 from .digest import DigestLine, evidence_digest
@@ -173,6 +173,10 @@ class AnswerSession:
             found = retrieve(plan, self.context, budget=budget, features=features, until=until, focus=focus,
                              within=within, named=named)
         found.absent = names_not_in_book(question, self.context)
+        if nothing_to_answer(found.absent):  # chance passages would pass for evidence about them
+            found.order = []
+            for part in found.parts:
+                part.passages, part.sources = [], {}
         return found
 
     def related(self, focus: tuple[int, int], budget: int = RELATED_BUDGET, until: int | None = None,
@@ -376,7 +380,7 @@ class AnswerSession:
 
         if related:
             return evidence_alone(written=False, related=True)
-        if not self.writes_answers:
+        if not self.writes_answers or nothing_to_answer(retrieval.absent):
             return evidence_alone(written=False)
         # The evidence is found and shown: a model that cannot be loaded or
         # run loses the answer, not the evidence.
