@@ -14,9 +14,8 @@ from collections import Counter
 from .followup import subjects_of
 from .planning import QUOTED, STOPWORDS
 from .retrieval import who_is_words
-from .vocabulary import without_possessive
+from .vocabulary import WORD, without_possessive
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]+")
 _ROMAN = re.compile(r"^[IVXLC]+$")  # "John Clayton III"
 # How close a name of the book must be to a missing word to be offered in its place.
 _CLOSE = 0.8
@@ -31,11 +30,11 @@ def names_not_in_book(question: str, context) -> list[dict]:
     none is near; alone when a who-is question asks about nothing else). A
     name is missing when one of its words is in none of the book's
     passages; the book's title and author do not count as missing."""
-    known = {word.lower() for word in _WORD.findall(" ".join(filter(None, (
+    known = {word.lower() for word in WORD.findall(" ".join(filter(None, (
         context.book.title, context.book.metadata.get("author")))))}
     absent = []
     for name in _names_asked(question):
-        words = [without_possessive(word) for word in _WORD.findall(name)]
+        words = [without_possessive(word) for word in WORD.findall(name)]
         missing = [word for word in words if not _ROMAN.match(word) and word.lower() not in known
                    and not _in_book(word, context.rarity.frequency)]
         if not missing:

@@ -13,6 +13,8 @@ from collections import Counter
 from ..index.store import Node
 from .planning import stem
 
+# A word as the book's vocabulary counts it: two letters or more, with its apostrophes and hyphens.
+WORD = re.compile(r"[A-Za-z][A-Za-z'\-]+")
 # A word the book writes in lower case in more than this share of the
 # passages using it is not a name.
 _NAME_LOWER_SHARE = 0.1
@@ -39,7 +41,7 @@ class Rarity:
         opening_a_quote: Counter = Counter()  # passages where it opens a quotation
         capitalised: dict[str, list[tuple[int, str]]] = {}  # word -> (times, passage id) where written so
         for node in passages:
-            found = Counter(re.findall(r"[A-Za-z][A-Za-z'\-]+", node.text))
+            found = Counter(WORD.findall(node.text))
             frequency.update({w.lower() for w in found})
             written_lower.update(w for w in found if w[0].islower())
             opening = Counter(_SENTENCE_OPENING.findall(node.text))
