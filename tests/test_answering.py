@@ -788,6 +788,39 @@ def test_a_name_is_known_and_searched_as_the_book_writes_it(stave_two):
     assert told[0] not in ringing and len(ringing) <= 1
 
 
+def test_a_question_asking_who_is_answered_by_lines_that_name_someone(stave_two):
+    from engine.answer.digest import _word_key
+    from engine.answer.expected import NAME, NUMBER, expected_answer, holds_answer
+    from engine.answer.planning import content_words
+
+    assert [expected_answer(q) for q in (
+        "Who persuaded Anne to end the engagement?", "whom was he waiting for", "What is Judge Miller's dog's name?",
+        "Which dog had to be shot?", "Where is Buck shipped?", "How old was Anne?", "How many children has Belle?",
+        "Why does Belle release Scrooge?", "When does Scrooge wake?", "What does Belle tell Scrooge?",
+        "How does the ball end?")] == [NAME, NAME, NAME, NAME, NAME, NUMBER, NUMBER, None, None, None, None]
+    context = stave_two.context
+
+    def names_someone(sentence, question):
+        asked = {_word_key(word, context.rarity) for word in content_words(question)}
+        return holds_answer(NAME, sentence, asked, context.rarity, lambda word: _word_key(word, context.rarity))
+
+    assert names_someone('"Dick Wilkins, to be sure!" said Scrooge to the Ghost.', "Who was Scrooge's fellow")
+    # Not by a name the question has, a title, a word opening a quotation, or
+    # one on every other line of the book (Scrooge's, the Ghost's).
+    assert not names_someone("Old Fezziwig laid down his pen.", "Who is Fezziwig?")
+    assert not names_someone('"Yes!" said Mr. and Mrs. so-and-so.', "Who danced?")
+    assert not names_someone('"Remember it!" cried Scrooge to the Ghost.', "Who danced?")
+    assert holds_answer(NUMBER, "There were twenty of them.", set(), context.rarity, str)
+    assert not holds_answer(NUMBER, "No one was there.", set(), context.rarity, str)
+    # The embedder alone quoted the lines most like each question, none naming the one asked for.
+    lines = [line.text for line in stave_two.digest(stave_two.retrieve("Who gives the Christmas ball in the "
+                                                                       "warehouse?", budget=6))]
+    assert any("Fezziwig" in line for line in lines), lines
+    lines = [line.text for line in stave_two.digest(stave_two.retrieve("Who was Scrooge's fellow apprentice?",
+                                                                       budget=6))]
+    assert any("Dick Wilkins" in line for line in lines), lines
+
+
 def test_a_name_the_book_never_uses_is_said_to_be_missing(stave_one):
     from engine.answer.absent import absent_line
 

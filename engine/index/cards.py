@@ -24,7 +24,10 @@ from .writing import Cancelled, WritingStats, summary_line
 CARD_NAMES = ("structure", "characters", "terms", "chronology", "themes")
 _TITLES = {"structure": "How the book is arranged", "characters": "Characters", "terms": "Places, things and terms",
            "chronology": "Chronology", "themes": "Recurring themes and devices"}
-_HONORIFIC = r"(?:Mr|Mrs|Ms|Miss|Dr|Sir|Lady|Lord|Captain|Colonel|Major|Professor|Aunt|Uncle|Old|Little|Father|Mother|Madame|Monsieur|Master|Inspector)"
+# Words written before a name, which are no name alone.
+HONORIFICS = ("Mr", "Mrs", "Ms", "Miss", "Dr", "Sir", "Lady", "Lord", "Captain", "Colonel", "Major", "Professor",
+              "Aunt", "Uncle", "Old", "Little", "Father", "Mother", "Madame", "Monsieur", "Master", "Inspector")
+_HONORIFIC = rf"(?:{'|'.join(HONORIFICS)})"
 _NAME = re.compile(rf"\b(?:{_HONORIFIC}\.?\s)?[A-Z][a-z]+(?:\s(?:de\s|van\s|von\s)?[A-Z][a-z]+)*")
 _NOT_NAMES = {
     "I", "The", "A", "An", "And", "But", "Then", "When", "There", "This", "That", "It", "He", "She", "They", "We",
