@@ -204,6 +204,13 @@ def main() -> int:
         window.ask_panel.ask()
         wait(lambda: bool(done), 120)
         shot(name)
+    # A chapter the book does not have: refused in one line, the answer before kept.
+    refused = []
+    window.ask_panel.answerFailed.connect(refused.append)
+    window.ask_panel.question.setText("What happens in stave 9?")
+    window.ask_panel.ask()
+    wait(lambda: bool(refused), 120)
+    shot("20-a-chapter-not-in-the-book")
     window.open_book(excerpt)
     wait(lambda: window.book is not None and window.book.book_id == excerpt, 30)
 

@@ -320,7 +320,7 @@ def test_a_question_about_a_selected_passage_leads_with_it(session):
 
 
 def test_the_chapters_a_question_names_are_found_by_their_numbers(tmp_path):
-    from engine.answer.named import sections_named_in
+    from engine.answer.named import chapter_not_in_book, sections_named_in
     from engine.importer import parse_book
     from engine.paths import sample_book_path
 
@@ -334,6 +334,16 @@ def test_the_chapters_a_question_names_are_found_by_their_numbers(tmp_path):
     assert sections_named_in("How does the storm in stave 3 foreshadow the ending?", carol) == ([3], False)
     assert sections_named_in("Who is Marley?", carol) == ([], False)
     assert sections_named_in("What happens in chapter 9?", carol) == ([], False)  # no such stave
+    # Said so in one line: its words alone ("what happens") got the whole book's outline.
+    assert chapter_not_in_book("What happens in stave 9?", carol) == (
+        "A Christmas Carol: A Ghost Story of Christmas: there is no stave 9 in this book, which runs from Stave I to "
+        "Stave V")
+    assert chapter_not_in_book("Summarize chapters 4-6", carol).endswith("no chapter 6 in this book, which runs from "
+                                                                        "Stave I to Stave V")
+    assert "no chapter 12 in" in chapter_not_in_book("What happens in the twelfth chapter?", carol)
+    for fine in ("Summarize Stave V", "What happens in the last stave?", "What happens in part one of the story?",
+                 "Who is Marley?", "Does Scrooge read book 2 of his ledger?"):
+        assert chapter_not_in_book(fine, carol) is None, fine
     # A book in parts: a chapter number alone is in each part; a part and a chapter, in that part.
     body = "Some words of the chapter go here, and more words follow them in a line.\n\n" * 30
     text = "A TALE OF PARTS\n\nby Nobody\n\n\n" + "".join(
@@ -345,6 +355,15 @@ def test_the_chapters_a_question_names_are_found_by_their_numbers(tmp_path):
     assert sections_named_in("What happens in chapter 3?", parts) == ([3, 6], True)
     assert sections_named_in("Summarize Part 2, chapter 3", parts) == ([6], True)
     assert sections_named_in("What happens in part two?", parts) == ([4, 5, 6], True)
+    assert chapter_not_in_book("What happens in part three?", parts).endswith(", which runs from Part I to Part II")
+    # A number in words with a hyphen is one number, not a range ("Chapter Forty-Seven" of Little Women).
+    text = "A TALE OF MANY\n\nby Nobody\n\n\n" + "".join(
+        f"CHAPTER {number}\n\n{body}\n\n" for number in ("Twenty", "Twenty-One", "Twenty-Two"))
+    (tmp_path / "many.txt").write_text(text, encoding="utf-8")
+    many = parse_book(tmp_path / "many.txt")
+    assert sections_named_in("Summarize chapter twenty-two", many) == ([3], True)
+    assert chapter_not_in_book("Summarize chapter 19", many).endswith(
+        ", which runs from Chapter Twenty to Chapter Twenty-Two")
 
 
 def test_the_chapters_a_question_names_are_found_by_their_titles(tmp_path):
@@ -532,6 +551,10 @@ def test_a_question_about_one_chapter_searches_only_it_and_spends_the_budget_the
         session.retrieve(question, budget=6, within=[last], until=before)
     with pytest.raises(ChapterhouseError, match=rf"^Black Beauty: section {last + 1}: the book has sections 1 to"):
         session.retrieve(question, within=[last + 1])
+    # Named in the question: refused alike, with the chapters the book has.
+    with pytest.raises(ChapterhouseError, match=rf"^Black Beauty: there is no chapter 9 in this book, which runs from "
+                                                rf"Chapter 1 to Chapter {last}$"):
+        session.retrieve("What happens in chapter 9?")
 
 
 def test_a_follow_up_takes_its_pronouns_as_the_earlier_question_named():

@@ -1828,6 +1828,10 @@ def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
         panel.question.setText("How does the story end?")
         panel.ask()
     assert "its ending lies past the reading limit" in unread_ending.args[0]
+    with qtbot.waitSignal(panel.answerFailed, timeout=60000) as no_such_chapter:
+        panel.question.setText("What happens in chapter 9?")
+        panel.ask()
+    assert "there is no chapter 9 in this book, which runs from Chapter 1 to" in no_such_chapter.args[0]
     # About the whole book and nothing in it: the page says what its evidence is.
     panel.so_far.setChecked(False)
     panel.question.setText("How does the story end?")

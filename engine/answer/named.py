@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections import Counter
 from dataclasses import dataclass
 
 from ..structure.numbers import ROMAN_PATTERN, WORD_NUMBER_PATTERN, parse_number
@@ -70,7 +71,52 @@ def sections_named_in(question: str, book, titles: "ChapterTitles | None" = None
     return sorted(found), only
 
 
+def chapter_not_in_book(question: str, book) -> str | None:
+    """Where the question names a chapter by a number the book has none of
+    ("What happens in stave 9?" of A Christmas Carol's five), what to tell
+    the reader in one line; else None. Searching the rest would answer a
+    question the reader did not ask (the words of "what happens in stave 9"
+    all ask for a summary: the whole book's outline came back). A part,
+    book or volume is only checked in a book that has them: "in part one
+    of the story" may mean its beginning."""
+    question = _plain_quotes(question)
+    if not (_NUMBERED.search(question) or _POSITIONED.search(question)):
+        return None
+    kinds = Counter(kind for section in book.sections for kind, _ in _label_numbers(book, section))
+    named = [(kind.lower(), _numbers(numbers)) for kind, numbers in _NUMBERED.findall(question)]
+    named += [(kind.lower(), {parse_number(place) or 0}) for place, kind in _POSITIONED.findall(question)
+              if place.lower() not in _ENDS]
+    for kind, numbers in named:
+        if kind != "chapter" and kind not in kinds:
+            continue
+        for number in sorted(numbers):
+            if not _by_numbers(book, {kind: {number}}):
+                return f"{book.title}: there is no {kind} {number} in this book{_span(book, kind, kinds)}"
+    return None
+
+
+_ENDS = {"first", "opening", "last", "final", "closing"}
+
+
+def _span(book, kind: str, kinds: Counter) -> str:
+    """How the book numbers its sections of a kind (else of the kind it
+    has most of: a "chapter" of A Christmas Carol is a stave), first to
+    last: ", which runs from Stave I to Stave V"."""
+    kind = kind if kind in kinds else next(iter(kinds.most_common(1)), ("", 0))[0]
+    labels = [section.label for section in book.sections] + [part.label for part in book.parts]
+    numbered = sorted((number, found.group()) for label in labels for found in _NUMBERED.finditer(label)
+                      if found.group(1).lower() == kind for number in _numbers(found.group(2)))
+    if numbered:
+        return f", which runs from {numbered[0][1]} to {numbered[-1][1]}"
+    numbers = [section.number for section in book.sections if section.number is not None]
+    return f", whose sections are numbered {min(numbers)} to {max(numbers)}" if numbers else ""
+
+
 def _numbers(text: str) -> set[int]:
+    """The numbers a chapter reference names: "2-4", "II and III", "forty-seven" (one number, not a range)."""
+    whole = parse_number(text.strip())
+    if whole:
+        return {whole}
     values: set[int] = set()
     for low, high in _RANGE.findall(text):
         first, last = parse_number(low), parse_number(high)

@@ -18,6 +18,7 @@ from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing,
     not_found, resolve_citations
 from .digest import DigestLine, evidence_digest
 from .followup import Earlier, as_earlier, follow_up_question, follows_record
+from .named import chapter_not_in_book
 from .overview import ENDING, asks_about_the_chapters, asks_about_the_whole_book, overview, overview_kind
 from .related import RELATED_BUDGET, RELATED_QUESTION, related_plan
 from .retrieval import Features, Retrieval, retrieve
@@ -210,6 +211,9 @@ class AnswerSession:
         ("Summarize Stave 3"; see named.py). Not for a question about a
         selection, which is about that."""
         if within is None and focus is None:
+            missing = chapter_not_in_book(question, self.context.book)
+            if missing:
+                raise ChapterhouseError(missing)
             named, only = self.context.sections_named_in(question)
             within = named if only else None
         return self.checked_within(within, until)
