@@ -869,6 +869,35 @@ def test_a_name_the_book_never_uses_is_said_to_be_missing(stave_one):
         {"name": "Gandalf", "closest": None, "alone": True}]
 
 
+def test_a_name_with_accents_is_found_however_it_is_typed(tmp_path):
+    from engine.store import Library
+
+    scenes = ("The rain fell on the square of Yonville, and the chemist closed his shop for the night.",
+              "Emma walked by the river with Léon, who spoke of music and of the sea.",
+              "At the inn Héloïse served the soup while the doctor read his newspaper.",
+              "The market was loud with farmers, and the cafe by the church was full; the café on the hill was not.")
+    body = "\n\n".join(f"{scene} " * 3 for scene in scenes)
+    (tmp_path / "yonville.txt").write_text("A TALE OF YONVILLE\n\nby Nobody\n\n\n" + "".join(
+        f"CHAPTER {number}\n\n{body}\n\n" for number in ("I", "II", "III")), encoding="utf-8")
+    library = Library(tmp_path / "home")
+    answering = AnswerSession(library, library.import_book(tmp_path / "yonville.txt").book_id,
+                              embedder=open_embedder(ModelSettings()))
+    answering.ensure_indexed()
+    rarity = answering.context.rarity
+    # The vocabulary had counted "Léon" as "on": "who is léon" was no name,
+    # and "Who is Leon?" typed on an English keyboard was "not in this book".
+    assert rarity.is_name("Léon") and rarity.is_name("leon") and rarity.is_name("Heloise")
+    assert rarity.spelled_as_written("Who is Leon? who is heloise") == "Who is Léon? who is héloïse"
+    assert rarity.spelled_as_written("Is the cafe open?") == "Is the cafe open?"  # the book writes it both ways
+    for question in ("Who is Leon?", "who is léon", "Why does Leon walk by the river?"):
+        found = answering.retrieve(question, budget=3)
+        assert found.absent == [] and "Léon" in found.ranked[0].text, question
+        assert any("Léon" in line.text for line in answering.digest(found)), question
+    assert "Héloïse" in answering.digest(answering.retrieve("who is heloise", budget=3))[0].text
+    assert answering.retrieve("Who is Leonn?", budget=3).absent == [
+        {"name": "Leonn", "closest": "Léon", "alone": True}]
+
+
 def test_who_someone_the_book_never_names_is_gets_no_made_up_answer(session):
     assert session.writes_answers  # the default model would write a draft from chance passages
     result = session.ask("Who is Gandalf?", budget=3, planner="code")

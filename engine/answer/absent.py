@@ -14,7 +14,7 @@ from collections import Counter
 from .followup import subjects_of
 from .planning import QUOTED, STOPWORDS
 from .retrieval import who_is_words
-from .vocabulary import WORD, without_possessive
+from .vocabulary import WORD, folded, without_possessive
 
 _ROMAN = re.compile(r"^[IVXLC]+$")  # "John Clayton III"
 # How close a name of the book must be to a missing word to be offered in its place.
@@ -30,12 +30,12 @@ def names_not_in_book(question: str, context) -> list[dict]:
     none is near; alone when a who-is question asks about nothing else). A
     name is missing when one of its words is in none of the book's
     passages; the book's title and author do not count as missing."""
-    known = {word.lower() for word in WORD.findall(" ".join(filter(None, (
+    known = {folded(word) for word in WORD.findall(" ".join(filter(None, (
         context.book.title, context.book.metadata.get("author")))))}
     absent = []
     for name in _names_asked(question):
         words = [without_possessive(word) for word in WORD.findall(name)]
-        missing = [word for word in words if not _ROMAN.match(word) and word.lower() not in known
+        missing = [word for word in words if not _ROMAN.match(word) and folded(word) not in known
                    and not _in_book(word, context.rarity.frequency)]
         if not missing:
             continue
@@ -53,7 +53,7 @@ def names_not_in_book(question: str, context) -> list[dict]:
 def _in_book(word: str, vocabulary) -> bool:
     """Whether the book uses the word, or its possessive ("Judge Miller's"),
     or each part of it ("Christmas-morning")."""
-    lowered = word.lower()
+    lowered = folded(word)  # "Leon" for the book's "Léon"
     if lowered in vocabulary or f"{lowered}'s" in vocabulary:
         return True
     parts = [part for part in lowered.split("-") if part]
@@ -79,11 +79,11 @@ def _names_asked(question: str) -> list[str]:
 def _closest(word: str, context) -> str | None:
     """The book's name nearest a missing word, as the book writes it."""
     names = context.rarity.names
-    match = difflib.get_close_matches(word.lower(), names, n=1, cutoff=_CLOSE)
+    match = difflib.get_close_matches(folded(word), names, n=1, cutoff=_CLOSE)
     if not match:
         return None
-    # As the book mostly writes it ("Holmes", not a heading's "HOLMES").
-    forms = Counter(found.group() for found in itertools.islice(
+    # As the book mostly writes it ("Holmes", not a heading's "HOLMES"; "Thénardier").
+    forms = context.rarity.accented.get(match[0]) or Counter(found.group() for found in itertools.islice(
         re.finditer(rf"\b{re.escape(match[0])}\b", context.book.text, re.I), 50))
     return forms.most_common(1)[0][0] if forms else match[0].title()
 

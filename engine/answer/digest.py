@@ -327,8 +327,7 @@ def _word_key(word: str, rarity) -> str:
 def word_weight(word: str, rarity) -> float:
     """Inverse passage frequency: a word in few of the book's passages says
     more about which sentence is meant than one found everywhere."""
-    found = rarity.frequency.get(word.lower(), 0)
-    return math.log((rarity.count + 1) / (found + 1))
+    return math.log((rarity.count + 1) / (rarity.used(word) + 1))
 
 
 def _choose(scored: list, several_passages: bool) -> list:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from ..index.cards import HONORIFICS
+from .planning import LETTER
 from .vocabulary import without_possessive
 
 # Capitalised where they stand, and no answer to "Who...?" alone.
@@ -36,7 +37,7 @@ _NUMBER = re.compile(
     re.I)
 # A capitalised word inside a sentence: where a sentence or a quotation
 # opens, any word is ('"Remember it!" cried Scrooge').
-_WITHIN = re.compile(r"(?<=[A-Za-z,;:]\s)([A-Z][A-Za-z'\u2019\-]+)")
+_WITHIN = re.compile(rf"(?<=[{LETTER},;:]\s)([{LETTER}][{LETTER}'\u2019\-]+)")
 
 
 def expected_answer(question: str) -> str | None:
@@ -58,7 +59,7 @@ def holds_answer(kind: str, sentence: str, asked: set[str], rarity, key) -> bool
         return _NUMBER.search(sentence) is not None
     for found in _WITHIN.finditer(sentence):
         word = without_possessive(found.group(1))
-        if word.lower() not in _NOT_AN_ANSWER and key(word) not in asked and _tells_apart(word, rarity):
+        if word[0].isupper() and word.lower() not in _NOT_AN_ANSWER and key(word) not in asked and _tells_apart(word, rarity):
             return True
     return False
 
@@ -68,4 +69,4 @@ def _tells_apart(word: str, rarity) -> bool:
     name (Buck, Scrooge, Anne) or the Ghost's is in so many lines that it
     tells none from another. Measured on LiteraryQA (as in digest.py):
     0.200 with every name, 0.203 with these (before "one" left the numbers)."""
-    return len(word) > 2 and rarity.is_name(word) and rarity.frequency.get(word.lower(), 0) <= rarity.count / 3
+    return len(word) > 2 and rarity.is_name(word) and rarity.used(word) <= rarity.count / 3

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .planning import NAME_JOINERS, QUOTED, STOPWORDS, words
+from .planning import LETTER, NAME_JOINERS, QUOTED, STOPWORDS, WORD_PATTERN, words
 from .selection import about_question
 
 # A question using one of these and naming nobody refers to someone named before.
@@ -92,7 +92,7 @@ def follow_up_question(question: str, earlier: str | Earlier, characters: list[d
     asked = " ".join(earlier.question.split()).rstrip(" ?")
     gloss = ", ".join(subjects) if subjects else f"after \u201c{asked}\u201d"
     for wanted in (PERSONAL_PRONOUNS, _OTHER_REFERENCES):
-        for match in re.finditer(r"[A-Za-z][A-Za-z'\-]*", question):
+        for match in re.finditer(WORD_PATTERN, question):
             if match.group().lower() in wanted:
                 return f"{question[:match.end()]} ({gloss}){question[match.end():]}"
     if question.endswith("?"):
@@ -168,7 +168,7 @@ def _capitalised_names(text: str, known: list[str] = ()) -> list[str]:
             names.append(re.sub(r"['\u2019]s$", "", text[run[0].start():run[-1].end()]))
         run.clear()
 
-    found = list(re.finditer(r"[A-Za-z][A-Za-z'\u2019\-]*", text))
+    found = list(re.finditer(rf"[{LETTER}][{LETTER}'\u2019\-]*", text))
     for index, match in enumerate(found):
         bare = re.sub(r"['\u2019]s$", "", match.group())
         # A title's full stop ("Mr. Darcy") does not start a sentence.

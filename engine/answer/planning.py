@@ -103,8 +103,14 @@ PLAN_SCHEMA = {
 }
 
 
+# Letters of the Latin alphabet, with accents ("Léon", "Thénardier"; not "×" or "÷").
+LETTER = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
+# A word of a question, with its apostrophes and hyphens.
+WORD_PATTERN = rf"[{LETTER}][{LETTER}'\-]*"
+
+
 def words(text: str) -> list[str]:
-    return re.findall(r"[A-Za-z][A-Za-z'\-]*", text)
+    return re.findall(WORD_PATTERN, text)
 
 
 def content_words(text: str) -> list[str]:

@@ -367,7 +367,7 @@ def _naming(context, name: str, searched: list[int | None] | None) -> list[tuple
     searched), most mentions first. The word index stems "Belle" as "bell":
     searched by its words, she was lost among the bells striking the hours."""
     allowed = None if searched is None else set(searched)
-    found = [node_id for node_id in context.rarity.naming[name]
+    found = [node_id for node_id in context.rarity.passages_naming(name)
              if allowed is None or context.section_of.get(node_id) in allowed]
     return [(node_id, 1.0 / place) for place, node_id in enumerate(found[:_RARE_DEPTH], start=1)]
 

@@ -148,6 +148,7 @@ class AnswerSession:
                  cancel: CancelToken | None = None, until: int | None = None,
                  focus: tuple[int, int] | None = None, within: list[int] | None = None,
                  after: str | Earlier | None = None) -> Retrieval:
+        question = self.context.rarity.spelled_as_written(question)
         focus = self.checked_focus(focus)
         within = self.scope(question, focus, within, until)
         return self.evidence(self.plan(question, planner, cancel, until, focus, within, after), question, budget,
@@ -342,6 +343,7 @@ class AnswerSession:
         `focus`: the evidence alone, no model call."""
         cancel = cancel or CancelToken()
         started = time.perf_counter()
+        question = self.context.rarity.spelled_as_written(question)  # "Leon" typed for the book's "Léon"
         focus = self.checked_focus(focus)
         within = self.checked_within(within, until) if related else self.scope(question, focus, within, until)
         if planner == "auto" and not self.writes_answers:

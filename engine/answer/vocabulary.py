@@ -8,20 +8,32 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections import Counter
 
 from ..index.store import Node
-from .planning import stem
+from .planning import LETTER, stem
 
-# A word as the book's vocabulary counts it: two letters or more, with its apostrophes and hyphens.
-WORD = re.compile(r"[A-Za-z][A-Za-z'\-]+")
+# A word as the book's vocabulary counts it: two letters or more (accented
+# ones too: "Léon", "Thénardier"), with its apostrophes and hyphens.
+WORD = re.compile(rf"[{LETTER}][{LETTER}'\-]+")
 # A word the book writes in lower case in more than this share of the
 # passages using it is not a name.
 _NAME_LOWER_SHARE = 0.1
 _POSSESSIVE = re.compile(r"['\u2019]s?$")
 # A word that opens a sentence, a paragraph or a quotation is capitalised whatever it is.
-_SENTENCE_OPENING = re.compile(r"(?:\A\s*|[.!?][\"'\u201d\u2019)]*\s+|\n\s*\n\s*)([A-Z][A-Za-z'\-]+)")
-_QUOTE_OPENING = re.compile(r"(?:(?<=\s)|(?<=\A)|(?<=--))[\"'\u201c\u2018_(]+([A-Z][A-Za-z'\-]+)")
+_CAPITAL_WORD = rf"[A-Z\u00c0-\u00d6\u00d8-\u00de][{LETTER}'\-]+"
+_SENTENCE_OPENING = re.compile(rf"(?:\A\s*|[.!?][\"'\u201d\u2019)]*\s+|\n\s*\n\s*)({_CAPITAL_WORD})")
+_QUOTE_OPENING = re.compile(rf"(?:(?<=\s)|(?<=\A)|(?<=--))[\"'\u201c\u2018_(]+({_CAPITAL_WORD})")
+
+
+@functools.lru_cache(maxsize=65536)
+def folded(word: str) -> str:
+    """A word as the vocabulary keys it: lower case, without accents, so
+    that "Leon" typed on an English keyboard is the book's "Léon"."""
+    if word.isascii():
+        return word.lower()
+    return "".join(char for char in unicodedata.normalize("NFKD", word.lower()) if not unicodedata.combining(char))
 
 
 def without_possessive(word: str) -> str:
@@ -40,21 +52,29 @@ class Rarity:
         written_within: Counter = Counter()  # passages that capitalise the word inside a sentence
         opening_a_quote: Counter = Counter()  # passages where it opens a quotation
         capitalised: dict[str, list[tuple[int, str]]] = {}  # word -> (times, passage id) where written so
+        accented: dict[str, Counter] = {}  # word -> its forms with accents, as written
+        plain: set[str] = set()  # the words written without accents
         for node in passages:
             found = Counter(WORD.findall(node.text))
-            frequency.update({w.lower() for w in found})
-            written_lower.update(w for w in found if w[0].islower())
+            keys = {word: word.lower() if word.isascii() else folded(word) for word in found}
+            frequency.update(set(keys.values()))
+            written_lower.update({keys[w] for w in found if w[0].islower()})
             opening = Counter(_SENTENCE_OPENING.findall(node.text))
             quoted = Counter(_QUOTE_OPENING.findall(node.text))
-            written_within.update(w.lower() for w, count in found.items()
-                                  if w[0].isupper() and count > opening[w] + quoted[w])
-            opening_a_quote.update(w.lower() for w in quoted)
+            written_within.update({keys[w] for w, count in found.items()
+                                   if w[0].isupper() and count > opening[w] + quoted[w]})
+            opening_a_quote.update({folded(w) for w in quoted})
             times: Counter = Counter()
             for word, count in found.items():
                 if word[0].isupper():
-                    times[without_possessive(word).lower()] += count
+                    times[folded(without_possessive(word))] += count
+                if not word.isascii():
+                    accented.setdefault(keys[word], Counter())[word] += count
+            plain.update([key for word, key in keys.items() if word.isascii()])
             for word, count in times.items():
                 capitalised.setdefault(word, []).append((count, node.id))
+        self.accented = accented
+        self._written_plain = plain & accented.keys()  # "cafe" beside "café"
         self.frequency = frequency
         self.written_lower = written_lower
         self.written_within = written_within
@@ -68,7 +88,7 @@ class Rarity:
         """Whether the book writes the word as a name: capitalised nearly
         everywhere it is used, and not only where a sentence begins
         ("Laurie", "Belle"; not "bell", nor "Suddenly")."""
-        word = word.strip("'.").lower()
+        word = folded(word.strip("'."))
         used, lower = self.frequency.get(word, 0), self.written_lower.get(word, 0)
         # Opening a quotation, a name ('"Belle," said the husband') and a
         # common word ('"Remember," said the Ghost') look alike: there only
@@ -89,8 +109,29 @@ class Rarity:
         words: "Belle" is stemmed "bell", and the book rings bells in more
         passages than it names her ("Frank" in Emma names him more often than
         anything is frank)."""
-        word = word.lower()
+        word = folded(word)
         return word in self.naming and self._lower_by_stem.get(stem(word), 0) > len(self.naming[word])
+
+    def passages_naming(self, name: str) -> list[str]:
+        """The passages that name a rare name, most mentions first."""
+        return self.naming.get(folded(name), [])
+
+    def used(self, word: str) -> int:
+        """How many passages hold the word (any case, with or without its accents)."""
+        return self.frequency.get(folded(word), 0)
+
+    def spelled_as_written(self, text: str) -> str:
+        """The text with each word the book writes only with accents (not
+        "cafe" where it has "café" and "cafe" both) written so ("Who is Leon?" -> "Who is Léon?"): the word index
+        matches words as written, and an English keyboard has no "é"."""
+        def as_the_book_writes(found: re.Match) -> str:
+            typed = found.group()
+            forms = self.accented.get(folded(typed)) if typed.isascii() else None
+            if not forms or typed.lower() in self._written_plain:
+                return typed
+            form = forms.most_common(1)[0][0]
+            return form.lower() if typed.islower() else form
+        return WORD.sub(as_the_book_writes, text) if self.accented else text
 
     @functools.cached_property
     def names(self) -> list[str]:
@@ -99,7 +140,7 @@ class Rarity:
 
     def __call__(self, word: str) -> float | None:
         """Share of passages with the word; None if absent or too common to help."""
-        found = self.frequency.get(word.lower(), 0)
+        found = self.used(word)
         if found == 0:
             return None
         share = found / self.count
