@@ -91,6 +91,7 @@ class AskPanel(QWidget):
         self.session_provider = None
         # callable() -> the stored-text offset the reader has read to (the end of the page in view)
         self.read_to_provider = None
+        self.position_provider = None  # where the reader is: "this chapter" is the one there
         self.budget = 12  # passages of evidence per answer
         # Each question gets a ticket; what a worker sends after the reader
         # moved on (another book, another question) is dropped.
@@ -433,6 +434,7 @@ class AskPanel(QWidget):
         budget = self.budget
         book_id = self.book.book_id
         until = self.reading_until()
+        at = self.position_provider() if self.position_provider is not None else None
         focus, within = self.focus, self.within
         if related:
             budget = RELATED_BUDGET
@@ -452,7 +454,7 @@ class AskPanel(QWidget):
                 on_text=lambda piece: self._receive(ticket, piece),
                 on_retry=lambda retrieval: relay.retry.emit(ticket),
                 on_reading=lambda done, total, left: relay.reading.emit(ticket, done, total, left), until=until,
-                focus=focus, within=within, after=after, related=related)
+                focus=focus, within=within, after=after, related=related, at=at)
             return result.as_dict()
 
         def unless_stale(handler):

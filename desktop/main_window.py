@@ -219,6 +219,7 @@ class MainWindow(QMainWindow):
         self.reader.findRequested.connect(self.find_words)
         self.ask_panel.session_provider = self._session_for
         self.ask_panel.read_to_provider = self.reader.read_to
+        self.ask_panel.position_provider = self.reader.reading_position
         # Not on every scroll: reading how far the reader has read would note the
         # move there and then, in the scroll handler (ReaderView defers it a turn).
         self.reader.readToChanged.connect(lambda _offset: (self._show_read_to(), self._position_timer.start()))

@@ -555,6 +555,17 @@ def test_a_question_about_one_chapter_searches_only_it_and_spends_the_budget_the
     with pytest.raises(ChapterhouseError, match=rf"^Black Beauty: there is no chapter 9 in this book, which runs from "
                                                 rf"Chapter 1 to Chapter {last}$"):
         session.retrieve("What happens in chapter 9?")
+    # Named by where the reader is (`at`): "this chapter" had got the whole book's outline.
+    in_two = (sections[1].start + sections[1].end) // 2
+    assert session.retrieve("Summarize this chapter", budget=6, at=in_two).within == [2]
+    assert session.retrieve("What happened in the previous chapter?", budget=6, at=in_two).within == [1]
+    beside = session.retrieve("What does the old horse say about the hare in this chapter?", budget=6, at=in_two)
+    assert beside.within is None and beside.named == [2]
+    assert session.retrieve("What is this book about?", budget=6, at=in_two).overview == "outline"  # the whole book
+    with pytest.raises(ChapterhouseError, match=r"^Black Beauty: there is no chapter after Chapter 3"):
+        session.retrieve("What happens in the next chapter?", at=sections[-1].start)
+    with pytest.raises(ChapterhouseError, match="\u201cthis chapter\u201d is the one open in the reader"):
+        session.retrieve("Summarize this chapter")  # no place given: the command line
 
 
 def test_a_follow_up_takes_its_pronouns_as_the_earlier_question_named():

@@ -1834,6 +1834,12 @@ def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
     assert "there is no chapter 9 in this book, which runs from Chapter 1 to" in no_such_chapter.args[0]
     # About the whole book and nothing in it: the page says what its evidence is.
     panel.so_far.setChecked(False)
+    # "This chapter": the one open in the reader (it had got the whole book in outline).
+    window.reader.scroll_to_offset(window.book.sections[2].start + 10)
+    panel.question.setText("Summarize this chapter")
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as this_chapter:
+        panel.ask()
+    assert this_chapter.args[0]["within"]["sections"] == [3] and this_chapter.args[0]["overview"] == "outline"
     panel.question.setText("How does the story end?")
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as whole:
         panel.ask()

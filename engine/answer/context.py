@@ -44,7 +44,7 @@ class BookContext:
     _first_uses: dict[str, float] = field(default_factory=dict, repr=False)
     _by_start: list[tuple[int, str]] | None = field(default=None, repr=False)  # (start, passage id), in order
     _read_parts: dict[tuple[str, int], np.ndarray | None] = field(default_factory=dict, repr=False)
-    _named: dict[str, tuple[list[int], bool]] = field(default_factory=dict, repr=False)
+    _named: dict[tuple[str, int | None], tuple[list[int], bool]] = field(default_factory=dict, repr=False)
     _written_as_names: dict[str, bool] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -91,11 +91,11 @@ class BookContext:
     def chapter_titles(self) -> ChapterTitles:
         return ChapterTitles(self.book)
 
-    def sections_named_in(self, question: str) -> tuple[list[int], bool]:
-        """named.sections_named_in, once per question (scope and retrieval both ask)."""
-        if question not in self._named:
-            self._named[question] = sections_named_in(question, self.book, self.chapter_titles)
-        return self._named[question]
+    def sections_named_in(self, question: str, here: int | None = None) -> tuple[list[int], bool]:
+        """named.sections_named_in, once per question and place (scope and retrieval both ask)."""
+        if (question, here) not in self._named:
+            self._named[question, here] = sections_named_in(question, self.book, self.chapter_titles, here)
+        return self._named[question, here]
 
     @cached_property
     def meaning_share(self) -> float:

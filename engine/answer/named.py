@@ -26,6 +26,15 @@ _NUMBERED = re.compile(rf"\b({_KINDS})s?\s+((?:{_NUMBER})(?:\s*(?:,|-|\u2013|and
                        re.IGNORECASE)
 _ONE_NUMBER = re.compile(rf"\b(?:{_NUMBER})\b", re.IGNORECASE)
 _RANGE = re.compile(rf"\b({_NUMBER})\s*(?:-|\u2013|to|through)\s*({_NUMBER})\b", re.IGNORECASE)
+# "this chapter", "the previous stave", "the chapter before this": where the
+# reader is, not a number. Not "this book", "this story", "this part" (the
+# whole of it), nor "this letter" (one in the story).
+_RELATIVE_KINDS = r"chapter|stave|adventure|section|canto|episode"
+_RELATIVE = re.compile(
+    rf"\b(?:(?P<which>this|the\s+current|the\s+present|the\s+previous|the\s+preceding|the\s+next|the\s+following)"
+    rf"\s+(?:{_RELATIVE_KINDS})"
+    rf"|the\s+(?:{_RELATIVE_KINDS})\s+(?:(?P<side>before|after)\s+(?:this(?:\s+one)?|it)"
+    rf"|I(?:'m|\s+am)\s+(?:reading|on|in)))\b", re.IGNORECASE)
 # "the last chapter", "the third stave", "the opening chapter"
 _POSITIONED = re.compile(rf"\bthe\s+(first|opening|last|final|closing|{WORD_NUMBER_PATTERN})\s+({_KINDS})\b",
                          re.IGNORECASE)
@@ -41,18 +50,36 @@ GENERIC_WORDS = {"summarize", "summarise", "summary", "summaries", "recap", "hap
                  "ended", "finish", "finishes", "conclude", "concludes", "conclusion"}
 
 
-def sections_named_in(question: str, book, titles: "ChapterTitles | None" = None) -> tuple[list[int], bool]:
+def chapters_from_here(question: str) -> list[int]:
+    """The chapters a question names by where the reader is, as steps from
+    the one they are in: "this chapter" 0, "the previous chapter" -1, "the
+    chapter after this" 1."""
+    steps = []
+    for found in _RELATIVE.finditer(_plain_quotes(question)):
+        which = (found.group("which") or found.group("side") or "").lower().split()[-1:] or ["this"]
+        steps.append(-1 if which[0] in ("previous", "preceding", "before") else
+                     1 if which[0] in ("next", "following", "after") else 0)
+    return steps
+
+
+def sections_named_in(question: str, book, titles: "ChapterTitles | None" = None,
+                      here: int | None = None) -> tuple[list[int], bool]:
     """The ordinals of the sections the question names, and whether it asks
     about them alone (nothing but them and words like "what happens").
     `titles`: the book's, when the caller keeps them (they cost a pass over
-    the text); else worked out here."""
+    the text); else worked out here. `here`: the section the reader is in,
+    for "this chapter" and "the previous chapter"."""
     question = _plain_quotes(question)
+    from_here = set()
+    if here is not None:
+        from_here = {here + step for step in chapters_from_here(question) if 1 <= here + step <= len(book.sections)}
+        question = _RELATIVE.sub(" ", question)
     titled, question, as_titles = (titles or ChapterTitles(book)).named_in(question)
     wanted: dict[str, set[int]] = {}
     for kind, numbers in _NUMBERED.findall(question):
         wanted.setdefault(kind.lower(), set()).update(_numbers(numbers))
     found = set(_by_numbers(book, wanted)) if wanted else set()
-    found |= titled
+    found |= titled | from_here
     numbered = [s for s in book.sections if s.number is not None] or list(book.sections)
     for place, kind in _POSITIONED.findall(question):
         place = place.lower()
@@ -69,6 +96,23 @@ def sections_named_in(question: str, book, titles: "ChapterTitles | None" = None
     only = (all(word.lower() in GENERIC_WORDS for word in content_words(rest))
             and (found != titled or as_titles or asks_what_happens))
     return sorted(found), only
+
+
+def no_chapter_from_here(question: str, book, here: int | None) -> str | None:
+    """Where the question names a chapter by where the reader is and there
+    is none (no place given, the reader before the first chapter, "the next
+    chapter" in the last), what to tell them in one line; else None."""
+    steps = chapters_from_here(question)
+    if not steps:
+        return None
+    if here is None:
+        return (f"{book.title}: \u201cthis chapter\u201d is the one open in the reader: ask there, or name the "
+                "chapter (\u201cchapter 3\u201d)")
+    for step in steps:
+        if not 1 <= here + step <= len(book.sections):
+            side = "after" if step > 0 else "before"
+            return f"{book.title}: there is no chapter {side} {book.sections[here - 1].label} in this book"
+    return None
 
 
 def chapter_not_in_book(question: str, book) -> str | None:

@@ -18,7 +18,7 @@ from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing,
     not_found, resolve_citations
 from .digest import DigestLine, evidence_digest
 from .followup import Earlier, as_earlier, follow_up_question, follows_record
-from .named import chapter_not_in_book
+from .named import chapter_not_in_book, no_chapter_from_here
 from .overview import ENDING, asks_about_the_chapters, asks_about_the_whole_book, overview, overview_kind
 from .related import RELATED_BUDGET, RELATED_QUESTION, related_plan
 from .retrieval import Features, Retrieval, retrieve
@@ -147,28 +147,31 @@ class AnswerSession:
     def retrieve(self, question: str, budget: int = 12, planner: str = "code", features: Features | None = None,
                  cancel: CancelToken | None = None, until: int | None = None,
                  focus: tuple[int, int] | None = None, within: list[int] | None = None,
-                 after: str | Earlier | None = None) -> Retrieval:
+                 after: str | Earlier | None = None, at: int | None = None) -> Retrieval:
+        """The evidence for a question, no answer call (see `ask` for the arguments)."""
         question = self.context.rarity.spelled_as_written(question)
         focus = self.checked_focus(focus)
-        within = self.scope(question, focus, within, until)
+        here = self.chapter_at(at)
+        within = self.scope(question, focus, within, until, here)
         return self.evidence(self.plan(question, planner, cancel, until, focus, within, after), question, budget,
-                             until, focus, within, after, features)
+                             until, focus, within, after, features, here)
 
     def evidence(self, plan: Plan, question: str, budget: int = 12, until: int | None = None,
                  focus: tuple[int, int] | None = None, within: list[int] | None = None,
-                 after: str | Earlier | None = None, features: Features | None = None) -> Retrieval:
+                 after: str | Earlier | None = None, features: Features | None = None,
+                 here: int | None = None) -> Retrieval:
         """The passages for a planned question (`within` and `focus` checked):
         the book in outline for a question about the whole of it and nothing
         in particular, the chapters in outline for one about them alone
         (overview.py), else retrieval, with half the budget from the
         chapters it names beside a subject of its own (named.py)."""
-        named = self.named_sections(question, focus, within)
+        named = self.named_sections(question, focus, within, here)
         found = None
         if focus is None and as_earlier(after) is None and not named:
             if within is None and asks_about_the_whole_book(question, alone=True):
                 self.check_ending_read(question, until)
                 found = overview(plan, question, self.context, budget, until)
-            elif within is not None and self._about_the_chapters_alone(question):
+            elif within is not None and self._about_the_chapters_alone(question, here):
                 self.check_ending_read(question, until, within)
                 found = overview(plan, question, self.context, budget, until, within)
         if found is None:
@@ -205,35 +208,46 @@ class AnswerSession:
             return None
         return follows_record(after, follow_up_question(question, after, self.context.characters_known_by(until)))
 
+    def chapter_at(self, at: int | None) -> int | None:
+        """The ordinal of the chapter a reader at this offset is in (the
+        first in the pages before it, the last in those after)."""
+        sections = self.context.book.sections
+        if at is None or not sections:
+            return None
+        section = self.context.book.section_at(at)
+        return section.ordinal if section else sections[0 if at < sections[0].start else -1].ordinal
+
     def scope(self, question: str, focus: tuple[int, int] | None, within: list[int] | None,
-              until: int | None = None) -> list[int] | None:
+              until: int | None = None, here: int | None = None) -> list[int] | None:
         """The chapters a question is about (checked as `checked_within`
         does): those given, else those it names and asks about alone
-        ("Summarize Stave 3"; see named.py). Not for a question about a
+        ("Summarize Stave 3", "Summarize this chapter" where the reader is
+        in chapter `here`; see named.py). Not for a question about a
         selection, which is about that."""
         if within is None and focus is None:
-            missing = chapter_not_in_book(question, self.context.book)
+            missing = chapter_not_in_book(question, self.context.book) or no_chapter_from_here(
+                question, self.context.book, here)
             if missing:
                 raise ChapterhouseError(missing)
-            named, only = self.context.sections_named_in(question)
+            named, only = self.context.sections_named_in(question, here)
             within = named if only else None
         return self.checked_within(within, until)
 
-    def _about_the_chapters_alone(self, question: str) -> bool:
+    def _about_the_chapters_alone(self, question: str, here: int | None = None) -> bool:
         """Whether a question about some chapters asks about them as a whole:
         one that names them and nothing else ("Summarize Stave 3"), or, for
         chapters picked in the contents, one like "What happens here?"."""
-        named, only = self.context.sections_named_in(question)
+        named, only = self.context.sections_named_in(question, here)
         return only if named else asks_about_the_chapters(question)
 
     def named_sections(self, question: str, focus: tuple[int, int] | None,
-                       within: list[int] | None) -> list[int] | None:
+                       within: list[int] | None, here: int | None = None) -> list[int] | None:
         """The sections a question names beside a subject of its own ("How
         does the storm in chapter 3 foreshadow the end?"): half the budget
         comes from them first, the rest from the whole book (see named.py)."""
         if within is not None or focus is not None:
             return None
-        named, only = self.context.sections_named_in(question)
+        named, only = self.context.sections_named_in(question, here)
         return named if named and not only else None
 
     def checked_within(self, within: list[int] | None, until: int | None = None) -> list[int] | None:
@@ -325,7 +339,7 @@ class AnswerSession:
     def ask(self, question: str, budget: int = 12, planner: str = "auto", cancel: CancelToken | None = None,
             on_digest=None, on_text=None, on_retry=None, on_reading=None, until: int | None = None,
             focus: tuple[int, int] | None = None, within: list[int] | None = None,
-            after: str | Earlier | None = None, related: bool = False) -> AnswerResult:
+            after: str | Earlier | None = None, related: bool = False, at: int | None = None) -> AnswerResult:
         """Plan, retrieve, digest, answer. `on_digest` gets the digest as soon as
         it exists (before any answer text), `on_reading(done, total,
         seconds_left)` the model's progress through the prompt in tokens,
@@ -335,7 +349,9 @@ class AnswerSession:
         end of a span of the text: a reader's selection), the question is
         about that span, and the passages holding it lead the evidence. With
         `within` (section ordinals: a chapter), only those sections are used.
-        With `after` (an earlier question), the question follows it: "him"
+        With `at` (where the reader is: an offset in the text), "this
+        chapter" and "the previous chapter" are the one there and the one
+        before. With `after` (an earlier question), the question follows it: "him"
         is whoever that one named; an `Earlier` with the answer it was given
         puts that answer in the prompt too. A question that names chapters
         or asks about the whole book is taken as such (`scope`, `evidence`).
@@ -345,7 +361,8 @@ class AnswerSession:
         started = time.perf_counter()
         question = self.context.rarity.spelled_as_written(question)  # "Leon" typed for the book's "Léon"
         focus = self.checked_focus(focus)
-        within = self.checked_within(within, until) if related else self.scope(question, focus, within, until)
+        here = self.chapter_at(at)
+        within = self.checked_within(within, until) if related else self.scope(question, focus, within, until, here)
         if planner == "auto" and not self.writes_answers:
             planner = "code"
         if related:
@@ -356,7 +373,7 @@ class AnswerSession:
         else:
             plan = self.plan(question, planner, cancel, until, focus, within, after)
             planned = time.perf_counter()
-            retrieval = self.evidence(plan, question, budget, until, focus, within, after)
+            retrieval = self.evidence(plan, question, budget, until, focus, within, after, here=here)
         # The evidence shown first is timed, not a retry's wider retrieval.
         retrieval_seconds = retrieval.seconds
         digest = self.digest(retrieval)
@@ -402,7 +419,7 @@ class AnswerSession:
             if (generated["finish"] != "cancelled" and not_found(generated["text"]) and budget < RETRY_BUDGET
                     and not draft):
                 retried = True
-                retrieval = self.evidence(plan, question, RETRY_BUDGET, until, focus, within, after)
+                retrieval = self.evidence(plan, question, RETRY_BUDGET, until, focus, within, after, here=here)
                 if on_retry is not None:
                     on_retry(retrieval)
                 first = generated
