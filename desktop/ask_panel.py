@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 from engine.answer.absent import absent_line, nothing_to_answer, respelled
 from engine.answer.digest import quoted
 from engine.answer.followup import earlier_of, earlier_question, leans_on_earlier
+from engine.answer.named import asks_only_what_was_read
 from engine.answer.overview import overview_evidence
 from engine.answer.related import RELATED_BUDGET, RELATED_QUESTION
 from engine.answer.selection import (focus_record, part_heading, sections_label, sections_named, shown_text,
@@ -434,6 +435,8 @@ class AskPanel(QWidget):
         budget = self.budget
         book_id = self.book.book_id
         until = self.reading_until()
+        if until is None and self.read_to_provider is not None and asks_only_what_was_read(question):
+            until = self.read_to_provider()  # "so far": what the reader has had in front of them, as when ticked
         at = self.position_provider() if self.position_provider is not None else None
         focus, within = self.focus, self.within
         if related:

@@ -132,6 +132,7 @@ class MainWindow(QMainWindow):
         self.resize(1400, 860)
 
         self.banner = ErrorBanner(self)
+        self._banner_about_a_question = False
         self.library_view = LibraryView(self)
         self.contents = ContentsView(self)
         self.reader = ReaderView(self)
@@ -208,7 +209,7 @@ class MainWindow(QMainWindow):
         self.ask_panel.answerFinished.connect(self._answer_finished)
         self.ask_panel.answerStarted.connect(self._answer_started)
         self.ask_panel.answerEnded.connect(self._answer_ended)
-        self.ask_panel.answerFailed.connect(self._show_failure)
+        self.ask_panel.answerFailed.connect(self._question_failed)
         self.ask_panel.questionStarted.connect(self._load_answer_model)
         self.ask_panel.export_button.clicked.connect(self.export_history)
         self.ask_panel.historyDeleteRequested.connect(self.delete_history_entry)
@@ -814,6 +815,9 @@ class MainWindow(QMainWindow):
         """An answer goes before background indexing, except while the book
         being asked about is made searchable by its words (seconds): the
         question waits for that, then the rest of its indexing waits."""
+        if self._banner_about_a_question:  # why the last question was refused: this one is another
+            self.banner.hide()
+            self._banner_about_a_question = False
         book_id = self.book.book_id if self.book else None
         if self.indexing.current == book_id and not self.indexing.is_searchable(book_id):
             self._pause_when_searchable = book_id
@@ -1099,7 +1103,12 @@ class MainWindow(QMainWindow):
         self.statusBar().clearMessage()
         self._show_failure(message)
 
+    def _question_failed(self, message: str) -> None:
+        self._show_failure(message)
+        self._banner_about_a_question = True  # the next question's start clears it
+
     def _show_failure(self, message: str) -> None:
+        self._banner_about_a_question = False
         book_id = damaged_book_id(message)
         if book_id is not None and self.library.has_book(book_id):
             self.banner.show_message(message, ("Repair\u2026", lambda: self.confirm_repair(book_id)))

@@ -211,6 +211,12 @@ def main() -> int:
     window.ask_panel.ask()
     wait(lambda: bool(refused), 120)
     shot("20-a-chapter-not-in-the-book")
+    # "So far" asked in the question, the setting unticked: up to what has been read.
+    window.ask_panel.question.setText("What has happened so far?")
+    done.clear()
+    window.ask_panel.ask()
+    wait(lambda: bool(done), 120)
+    shot("21-so-far-asked")
     window.open_book(excerpt)
     wait(lambda: window.book is not None and window.book.book_id == excerpt, 30)
 

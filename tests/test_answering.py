@@ -566,6 +566,18 @@ def test_a_question_about_one_chapter_searches_only_it_and_spends_the_budget_the
         session.retrieve("What happens in the next chapter?", at=sections[-1].start)
     with pytest.raises(ChapterhouseError, match="\u201cthis chapter\u201d is the one open in the reader"):
         session.retrieve("Summarize this chapter")  # no place given: the command line
+    # A question asking for no spoilers is answered from the text before the
+    # reader's place, whatever the setting (it got the whole book in outline).
+    so_far = session.retrieve("What has happened so far?", budget=6, at=in_two)
+    assert so_far.until == in_two and so_far.overview == "outline" and so_far.plan.question == "What has happened?"
+    assert so_far.passages and all(node.start < in_two for node in so_far.passages)
+    assert {node.section for node in so_far.passages} == {1, 2}
+    # At a chapter's heading the reader has read the chapter before (it said "the opening pages").
+    assert session.context.reading_limit(sections[2].start)["section"] == 2
+    with pytest.raises(ChapterhouseError, match="its ending lies past the reading limit"):
+        session.retrieve("How does it end? No spoilers", at=in_two)
+    with pytest.raises(ChapterhouseError, match="\u201cso far\u201d is up to where the reader is"):
+        session.retrieve("What has happened so far?")
 
 
 def test_a_follow_up_takes_its_pronouns_as_the_earlier_question_named():

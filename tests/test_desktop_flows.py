@@ -1832,6 +1832,7 @@ def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
         panel.question.setText("What happens in chapter 9?")
         panel.ask()
     assert "there is no chapter 9 in this book, which runs from Chapter 1 to" in no_such_chapter.args[0]
+    assert not window.banner.isHidden() and "no chapter 9" in window.banner.label.text()
     # About the whole book and nothing in it: the page says what its evidence is.
     panel.so_far.setChecked(False)
     # "This chapter": the one open in the reader (it had got the whole book in outline).
@@ -1840,6 +1841,15 @@ def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as this_chapter:
         panel.ask()
     assert this_chapter.args[0]["within"]["sections"] == [3] and this_chapter.args[0]["overview"] == "outline"
+    assert window.banner.isHidden()  # why the question before was refused is gone with the next one
+    # "So far" in the question: up to what the reader has read, as if "Only what I have read" were ticked.
+    panel.question.setText("What has happened so far?")
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as so_far:
+        panel.ask()
+    read_to = window.reader.read_to()
+    assert so_far.args[0]["reading_limit"]["until"] == read_to < window.book.sections[1].start
+    shown = [passage for part in so_far.args[0]["parts"] for passage in part["passages"]]
+    assert shown and all(passage["end"] <= read_to for passage in shown)
     panel.question.setText("How does the story end?")
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as whole:
         panel.ask()

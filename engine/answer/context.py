@@ -200,7 +200,9 @@ class BookContext:
         """Where a reader's position falls, for showing and for the record."""
         if until is None:
             return None
-        section = self.book.section_at(max(0, until - 1))
+        # Between two sections (at a chapter's heading), the one before.
+        begun = [section for section in self.book.sections if section.start < until]
+        section = self.book.section_at(max(0, until - 1)) or (begun[-1] if begun else None)
         return {"until": until, "section": section.ordinal if section else None,
                 "label": section.display_name if section else "the opening pages"}
 

@@ -50,6 +50,28 @@ GENERIC_WORDS = {"summarize", "summarise", "summary", "summaries", "recap", "hap
                  "ended", "finish", "finishes", "conclude", "concludes", "conclusion"}
 
 
+# "What has happened so far?", "no spoilers": only what the reader has read.
+_SO_FAR = re.compile(r"\b(?:so\s+far|up\s+to\s+(?:now|here|this\s+point)|(?:un)?till?\s+now|until\s+now"
+                     r"|what\s+I(?:'ve|\s+have)\s+(?:already\s+)?read|no\s+spoilers?|without\s+spoil(?:ers?|ing)"
+                     r"|(?:don'?t|do\s+not)\s+spoil)\b", re.IGNORECASE)
+
+
+def asks_only_what_was_read(question: str) -> bool:
+    """Whether the question itself asks to be answered from what the reader
+    has read ("Summarize the story so far", "Who is Marley? No spoilers"),
+    whatever the setting says."""
+    return _SO_FAR.search(_plain_quotes(question)) is not None
+
+
+def without_asking_so_far(question: str) -> str:
+    """The question without the words that ask for no spoilers, once a
+    reading limit stands for them: "What has happened so far?" asks what
+    happens in the book (up to there), not about something "far"."""
+    rest = _SO_FAR.sub(" ", _plain_quotes(question))
+    rest = re.sub(r"\s+([?.!,;:])", r"\1", " ".join(rest.split()))
+    return re.sub(r"(?:^|(?<=[?.!]))\s*[,;:]\s*", " ", rest).strip(" ,;:") or question
+
+
 def chapters_from_here(question: str) -> list[int]:
     """The chapters a question names by where the reader is, as steps from
     the one they are in: "this chapter" 0, "the previous chapter" -1, "the

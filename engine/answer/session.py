@@ -18,7 +18,7 @@ from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing,
     not_found, resolve_citations
 from .digest import DigestLine, evidence_digest
 from .followup import Earlier, as_earlier, follow_up_question, follows_record
-from .named import chapter_not_in_book, no_chapter_from_here
+from .named import asks_only_what_was_read, chapter_not_in_book, no_chapter_from_here, without_asking_so_far
 from .overview import ENDING, asks_about_the_chapters, asks_about_the_whole_book, overview, overview_kind
 from .related import RELATED_BUDGET, RELATED_QUESTION, related_plan
 from .retrieval import Features, Retrieval, retrieve
@@ -150,6 +150,7 @@ class AnswerSession:
                  after: str | Earlier | None = None, at: int | None = None) -> Retrieval:
         """The evidence for a question, no answer call (see `ask` for the arguments)."""
         question = self.context.rarity.spelled_as_written(question)
+        question, until = self.limit_asked(question, until, at)
         focus = self.checked_focus(focus)
         here = self.chapter_at(at)
         within = self.scope(question, focus, within, until, here)
@@ -207,6 +208,18 @@ class AnswerSession:
         if as_earlier(after) is None:
             return None
         return follows_record(after, follow_up_question(question, after, self.context.characters_known_by(until)))
+
+    def limit_asked(self, question: str, until: int | None, at: int | None) -> tuple[str, int | None]:
+        """The question and its reading limit: for one that asks for no more
+        than what was read ("What has happened so far?"), the limit set, else
+        where the reader is (`at`), and the question without those words;
+        refused in one line with neither (the whole book would spoil it)."""
+        if not asks_only_what_was_read(question):
+            return question, until
+        if until is None and at is None:
+            raise ChapterhouseError(f"{self.indexer.book.title}: \u201cso far\u201d is up to where the reader is: ask "
+                                    "there, or set a reading limit")
+        return without_asking_so_far(question), until if until is not None else at
 
     def chapter_at(self, at: int | None) -> int | None:
         """The ordinal of the chapter a reader at this offset is in (the
@@ -351,7 +364,8 @@ class AnswerSession:
         `within` (section ordinals: a chapter), only those sections are used.
         With `at` (where the reader is: an offset in the text), "this
         chapter" and "the previous chapter" are the one there and the one
-        before. With `after` (an earlier question), the question follows it: "him"
+        before, and a question asking for no spoilers ("so far") is answered
+        from the text before it. With `after` (an earlier question), the question follows it: "him"
         is whoever that one named; an `Earlier` with the answer it was given
         puts that answer in the prompt too. A question that names chapters
         or asks about the whole book is taken as such (`scope`, `evidence`).
@@ -360,6 +374,7 @@ class AnswerSession:
         cancel = cancel or CancelToken()
         started = time.perf_counter()
         question = self.context.rarity.spelled_as_written(question)  # "Leon" typed for the book's "Léon"
+        question, until = self.limit_asked(question, until, at)
         focus = self.checked_focus(focus)
         here = self.chapter_at(at)
         within = self.checked_within(within, until) if related else self.scope(question, focus, within, until, here)
