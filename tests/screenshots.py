@@ -217,6 +217,11 @@ def main() -> int:
     window.ask_panel.ask()
     wait(lambda: bool(done), 120)
     shot("21-so-far-asked")
+    window.ask_panel.question.setText("Who are the main characters?")
+    done.clear()
+    window.ask_panel.ask()
+    wait(lambda: bool(done), 120)
+    shot("22-the-main-characters")
     window.open_book(excerpt)
     wait(lambda: window.book is not None and window.book.book_id == excerpt, 30)
 

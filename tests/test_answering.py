@@ -921,6 +921,41 @@ def test_a_name_with_accents_is_found_however_it_is_typed(tmp_path):
         {"name": "Leonn", "closest": "Léon", "alone": True}]
 
 
+def test_who_the_main_characters_are_is_answered_by_the_people_named_most(tmp_path):
+    from engine.answer.people import main_people
+    from engine.answer.vocabulary import as_written
+    from engine.store import Library
+
+    scenes = ("Anne walked with Captain Wentworth to the shop, and Anne said nothing of it.",
+              "Later Anne wrote to Lady Russell in Bath, and Anne waited in Bath for her answer.",
+              "The Musgroves dined with Mr Musgrove at Uppercross, and Anne sang for the Admiral.",
+              "Mary told Anne that Wentworth was come, and Lady Russell sighed at Merry Christmas.")
+    chapters = [("I", " ".join(scenes)), ("II", " ".join(scenes)),
+                ("III", "At Lyme poor Louisa fell, and Anne ran for help while Louisa lay still. " + " ".join(scenes))]
+    (tmp_path / "people.txt").write_text("A TALE OF PEOPLE\n\nby Nobody\n\n\n" + "".join(
+        f"CHAPTER {number}\n\n{text}\n\n{text}\n\n" for number, text in chapters), encoding="utf-8")
+    library = Library(tmp_path / "home")
+    answering = AnswerSession(library, library.import_book(tmp_path / "people.txt").book_id,
+                              embedder=open_embedder(ModelSettings()))
+    answering.ensure_indexed()
+    context = answering.context
+    # Not a place ("in Bath"), a family, a title alone, a greeting; "Wentworth" is Captain Wentworth.
+    people = main_people(context.book, context.rarity)
+    assert people == ["Anne", "Lady Russell", "Captain Wentworth", "Mr Musgrove", "Louisa"]
+    assert not {"Bath", "Uppercross", "Lyme", "Musgroves", "Admiral", "Merry Christmas", "Wentworth"} & set(people)
+    # Before, the whole book in outline: chapter openings that named no one in particular.
+    found = answering.retrieve("Who are the main characters?")
+    assert found.overview == "people" and [part.part.text for part in found.parts] == people
+    lines = answering.digest(found)
+    assert [line.part for line in lines] == list(range(len(people)))
+    assert all(as_written(people[line.part]).search(line.text) for line in lines)
+    assert lines[people.index("Louisa")].section == 3  # where the book first names her
+    # Up to the reader's place, only those named so far.
+    in_one = context.book.sections[0].end - 10
+    early = answering.retrieve("Who are the characters so far?", at=in_one)
+    assert "Louisa" not in [part.part.text for part in early.parts]
+
+
 def test_who_someone_the_book_never_names_is_gets_no_made_up_answer(session):
     assert session.writes_answers  # the default model would write a draft from chance passages
     result = session.ask("Who is Gandalf?", budget=3, planner="code")

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .expected import expected_answer, holds_answer
+from .overview import PEOPLE
 from .planning import content_words, stem
 from .retrieval import BEFORE_A_NAME, INTRODUCTION, Retrieval, asked_who
 from .selection import part_heading
@@ -216,6 +217,8 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
     or ends. For chapters asked about as a whole, the most typical sentence
     of each third of them (see `_typical_sentences`)."""
     book = context.book
+    if retrieval.overview == PEOPLE:
+        return _introductions(retrieval, context)
     passages = retrieval.parts[0].passages if retrieval.parts else []
     sentences, seen = [], set()
     for passage in passages:
@@ -244,6 +247,23 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         lines.append(DigestLine(part=0, text=" ".join(book.text[start:end].split()), passage_id=passage.id,
                                 section=passage.section, label=section.label if section else "", start=start,
                                 end=end, score=0.0))
+    return lines
+
+
+def _introductions(retrieval: Retrieval, context) -> list[DigestLine]:
+    """For the people a book names most (one part each), the first sentence
+    of the passage first naming each that names them."""
+    book, lines = context.book, []
+    for index, evidence in enumerate(retrieval.parts):
+        for passage in evidence.passages[:1]:
+            written = as_written(evidence.part.text)
+            spans = [(start, end) for start, end in context.sentences(passage) if end <= passage.end]
+            start, end = next((span for span in spans if written.search(book.text[span[0]:span[1]])),
+                              spans[0] if spans else (passage.start, passage.end))
+            section = book.sections[passage.section - 1] if passage.section else None
+            lines.append(DigestLine(part=index, text=" ".join(book.text[start:end].split()), passage_id=passage.id,
+                                    section=passage.section, label=section.label if section else "", start=start,
+                                    end=end, score=0.0))
     return lines
 
 

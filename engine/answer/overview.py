@@ -10,7 +10,11 @@ also reads the book's summaries and cards where the ladder has them.
 So with chapters asked about and nothing in them in particular ("Summarize
 Stave 3", "What happens in Silver Blaze?", "How does chapter 5 end?", or the
 contents' "Ask About Stave III Only" with "What happens here?"): their
-passages spread from first to last, or their first or last pages."""
+passages spread from first to last, or their first or last pages.
+
+"Who are the main characters?" is about the whole book too: its evidence is
+the people the book names most (people.py), each where it first names
+them, one part of the evidence each."""
 
 from __future__ import annotations
 
@@ -19,20 +23,23 @@ import time
 
 from .followup import PERSONAL_PRONOUNS, subjects_of
 from .named import GENERIC_WORDS
-from .planning import GLOBAL, Plan, content_words, words
-from .retrieval import PartEvidence, Retrieval, cut_at
+from .people import PEOPLE_LISTED, main_people
+from .planning import GLOBAL, Plan, PlanPart, content_words, words
+from .retrieval import PartEvidence, Retrieval, cut_at, first_naming
 
 # Words that name the book itself, or ask of it as a whole.
 _WHOLE_BOOK = {"book", "novel", "story", "tale", "whole", "entire", "overall", "general", "generally", "work",
                "author", "writer", "plot", "plots", "synopsis", "give", "quick", "narrator", "begin", "begins",
                "beginning", "start", "starts", "opening", "opens", "end", "ends", "ending", "ended", "finish",
-               "finishes", "conclude", "concludes", "conclusion"}
+               "finishes", "conclude", "concludes", "conclusion", "people", "persons", "cast", "list", "name", "names"}
 _ENDING = re.compile(r"\b(?:end|ends|ending|ended|finish|finishes|conclude|concludes|conclusion)\b", re.I)
 _OPENING = re.compile(r"\b(?:begin|begins|beginning|start|starts|opening|opens)\b", re.I)
+_PEOPLE = re.compile(r"\b(?:characters?|people|persons|cast)\b|^\W*who(?:'s|\s+is|\s+are)\s+in\b", re.I)
 # The kinds of whole-book question, and what the evidence of each is, as an answer says it.
-OUTLINE, OPENING, ENDING = "outline", "opening", "ending"
+OUTLINE, OPENING, ENDING, PEOPLE = "outline", "opening", "ending", "people"
 OVERVIEW_EVIDENCE = {OUTLINE: "the book in outline, each chapter's opening across it",
-                     OPENING: "the book's first pages", ENDING: "the book's last pages"}
+                     OPENING: "the book's first pages", ENDING: "the book's last pages",
+                     PEOPLE: "the people it names most, each where it first names them"}
 _THE_BOOK = re.compile(r"\b(?:this|the|that)\s+(?:whole\s+|entire\s+)?(?:book|novel|story|tale|work)\b", re.I)
 # "it", "this", "that" left once "this book" is taken out refer to something said before.
 _REFERENCES = PERSONAL_PRONOUNS | {"it", "its", "this", "that", "these", "those"}
@@ -73,11 +80,15 @@ def overview_evidence(kind: str | None, chapters: list[int] | None = None) -> st
         return OVERVIEW_EVIDENCE.get(kind) if kind else None
     theirs = "its" if len(chapters) == 1 else "their"
     return {OUTLINE: f"{theirs} passages spread from start to end", OPENING: f"{theirs} first pages",
-            ENDING: f"{theirs} last pages"}[kind]
+            ENDING: f"{theirs} last pages",
+            PEOPLE: f"the people {theirs} pages name most, each where first named"}[kind]
 
 
 def overview_kind(question: str) -> str:
-    """Which whole-book question it is: how the book ends, how it begins, or what it is (its outline)."""
+    """Which whole-book question it is: who is in it, how it ends, how it
+    begins, or what it is (its outline)."""
+    if _PEOPLE.search(question):
+        return PEOPLE
     return ENDING if _ENDING.search(question) else OPENING if _OPENING.search(question) else OUTLINE
 
 
@@ -102,6 +113,8 @@ def overview(plan: Plan, question: str, context, budget: int = 12, until: int | 
     for section in sections:
         by_section[section].sort()
     kind = overview_kind(question)
+    if kind == PEOPLE:
+        return _people(plan, context, budget, until, within, begun, started)
     in_order = [node_id for section in sections for _, node_id in by_section[section]]
     if kind == ENDING:
         chosen = in_order[-budget:]
@@ -118,6 +131,26 @@ def overview(plan: Plan, question: str, context, budget: int = 12, until: int | 
     return Retrieval(plan=plan, parts=parts, seconds=time.perf_counter() - started,
                      order=[node.id for node in parts[0].passages], until=until,
                      meaning_share=context.meaning_share, overview=kind, within=within)
+
+
+def _people(plan: Plan, context, budget: int, until: int | None, within: list[int] | None,
+            begun: list[int] | None, started: float) -> Retrieval:
+    """The people the book (or the chapters `within`) names most, one part
+    each, its evidence the first passage naming them."""
+    people = main_people(context.book, context.rarity, until, begun, limit=min(PEOPLE_LISTED, budget))
+    plan.scope = GLOBAL
+    plan.parts = [PlanPart(text=name) for name in people]
+    parts, order = [], []
+    for part in plan.parts:
+        evidence = PartEvidence(part=part)
+        first = first_naming(context, part.text, until, begun)
+        if first is not None:
+            evidence.passages = [cut_at(first, until)]
+            evidence.sources[first.id] = ["overview"]
+            order.append(first.id)
+        parts.append(evidence)
+    return Retrieval(plan=plan, parts=parts, seconds=time.perf_counter() - started, order=list(dict.fromkeys(order)),
+                     until=until, meaning_share=context.meaning_share, overview=PEOPLE, within=within)
 
 
 def _outline(by_section: dict[int, list[tuple[int, str]]], sections: list[int], budget: int) -> list[str]:

@@ -437,6 +437,13 @@ def _introduction(plan: Plan, context, until: int | None, searched):
     name = asked_who(plan.question, context.writes_as_name)
     if name is None:
         return None
+    first = first_naming(context, name, until, searched)
+    return (first.id, first.section, ["phrase"]) if first is not None else None
+
+
+def first_naming(context, name: str, until: int | None, searched) -> Node | None:
+    """The first passage that names someone as written (of the sections
+    `searched`, read before `until`, not one the position cuts through)."""
     cut = {node.id for node in context.passages_cut_by(until)}
     naming = sorted((node_id for node_id, _ in context.search.phrase(name, levels=[1], k=_NAMED_PASSAGES,
                                                                       sections=searched)
@@ -449,7 +456,7 @@ def _introduction(plan: Plan, context, until: int | None, searched):
         batch = sorted(context.search.nodes(naming[start:start + 8]), key=lambda node: node.start or 0)
         first = next((node for node in batch if written.search(node.text)), None)
         if first is not None:
-            return first.id, first.section, ["phrase"]
+            return first
     return None
 
 

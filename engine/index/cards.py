@@ -71,13 +71,18 @@ def write_cards(generator, book: Book, section_summaries: dict[int, str], book_s
 # ------------------------------------------------------------ read off the text
 
 
-def character_candidates(book: Book, limit: int = 24) -> dict[str, list[int]]:
+def character_candidates(book: Book, limit: int = 24, until: int | None = None,
+                         sections: list[int] | None = None) -> dict[str, list[int]]:
     """Names as the book writes them (capitalised mid-sentence), with the
-    sections each occurs in, most frequent first."""
+    sections each occurs in, most frequent first; in the text before
+    `until`, of the `sections` given (ordinals), where given."""
     mid_sentence = Counter()
     sections_of: dict[str, set[int]] = defaultdict(set)
     for section in book.sections:
-        text = book.text[section.body_start:section.end]
+        if sections is not None and section.ordinal not in sections:
+            continue
+        text = book.text[section.body_start:section.end if until is None else max(section.body_start,
+                                                                                  min(section.end, until))]
         for match in _NAME.finditer(text):
             name = match.group(0)
             if name.split()[0] in _NOT_NAMES and len(name.split()) == 1:

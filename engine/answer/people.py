@@ -1,0 +1,75 @@
+"""The people a book names most: "Who are the main characters?" asked of a
+book with no characters card (stage 1, or no capable model). The names are
+the book's own, as it writes them inside sentences (cards.character_candidates),
+less what is no person: places ("at Bath", "in Lyme", "Baker Street"),
+titles alone ("the Admiral"), phrases like "Merry Christmas", families
+("the Cratchits"), and the shorter forms of a name already listed
+("Thornton" for John Thornton, "Holmes" for Sherlock Holmes)."""
+
+from __future__ import annotations
+
+import re
+
+from ..index.cards import HONORIFICS, character_candidates
+
+# A name often written after one of these is a place: "at Bath", "from Lyme".
+_BEFORE_A_PLACE = r"in|from|near|into|through|towards|toward|at"
+_PLACE_SHARE = 0.15
+_PLACE_WORDS = {"hall", "house", "street", "place", "mire", "lodge", "cottage", "park", "square", "road", "lane",
+                "abbey", "court", "station", "church", "castle", "manor", "farm", "inn", "hotel", "bridge", "river",
+                "hill", "valley", "town", "city", "county", "island"}
+_DAYS_AND_MONTHS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "sundays",
+                    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                    "november", "december", "christmas"}
+_HONORIFICS = {word.lower() for word in HONORIFICS} | {"admiral", "judge", "general", "doctor", "squire"}
+# Capitalised, and no one: peoples and languages, the book's own apparatus, abbreviations.
+_NO_ONE = {"english", "french", "german", "greek", "indian", "russian", "italian", "spanish", "dutch", "irish",
+           "scotch", "scottish", "american", "chinese", "japanese", "african", "roman", "turkish", "egyptian",
+           "portuguese", "swiss", "welsh", "british", "european", "arab", "persian", "polish", "austrian", "latin",
+           "footnote", "chapter", "volume", "illustration", "st", "mt"}
+PEOPLE_LISTED = 8
+
+
+def main_people(book, rarity, until: int | None = None, sections: list[int] | None = None,
+                limit: int = PEOPLE_LISTED) -> list[str]:
+    """Up to `limit` names of people, most named first, as the book mostly
+    writes them; from the text before `until`, in the `sections` given."""
+    people: list[str] = []
+    text = book.text if until is None else book.text[:until]
+    for name in character_candidates(book, limit=5 * limit, until=until, sections=sections):
+        words = name.replace(".", "").split()
+        own = [word for word in words if word.lower() not in _HONORIFICS]
+        if (not own or any(word.lower() in _PLACE_WORDS | _DAYS_AND_MONTHS | _NO_ONE for word in words)
+                or not all(rarity.is_name(word) for word in own)):
+            continue  # a title alone, a place, a day, or words the book also writes in lower case
+        if _family(name, rarity) or any(_within(name, kept) or _within(kept, name) for kept in people):
+            continue
+        if _mostly_a_place(name, text):
+            continue
+        people.append(name)
+        if len(people) >= limit:
+            break
+    return people
+
+
+def _written(name: str) -> str:
+    return r"\.?\s+".join(re.escape(word) for word in name.replace(".", "").split())
+
+
+def _mostly_a_place(name: str, text: str) -> bool:
+    pattern = _written(name)
+    uses = len(re.findall(rf"\b{pattern}\b", text))
+    after_a_place_word = len(re.findall(rf"\b(?:{_BEFORE_A_PLACE})\s+{pattern}\b", text))
+    return uses == 0 or after_a_place_word > _PLACE_SHARE * uses
+
+
+def _within(shorter: str, longer: str) -> bool:
+    """Whether one name's words are a run of another's ("Thornton" in "John Thornton")."""
+    small, large = shorter.replace(".", "").split(), longer.replace(".", "").split()
+    return len(small) < len(large) and any(large[i:i + len(small)] == small for i in range(len(large)))
+
+
+def _family(name: str, rarity) -> bool:
+    """"the Cratchits", "the Miss Musgroves": a family, not one person (not "Holmes")."""
+    last = name.split()[-1]
+    return len(last) > 3 and last.endswith("s") and rarity.is_name(last[:-1])
