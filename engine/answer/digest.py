@@ -9,10 +9,10 @@ its anchors), each word weighted by how rare it is in the book ("knocker"
 counts for more than "Scrooge" in A Christmas Carol), then ranked by the
 embedder, with those words, the anchors and how early retrieval picked the
 sentence's passage added in, and whether it holds the kind of answer the
-question's wording expects (a name for "Who...?", see expected.py). Lines come from different sections where the
-ranking allows: a cross-chapter answer rests on several. A line of dialogue
-that says only who spoke ("No, no," said Scrooge.) is never quoted (see
-`bare_exchange`).
+question's wording expects (a name for "Who...?", see expected.py). Lines
+come from different sections where the ranking allows: a cross-chapter
+answer rests on several. A line of dialogue that says only who spoke ("No,
+no," said Scrooge.) is never quoted (see `bare_exchange`).
 """
 
 from __future__ import annotations

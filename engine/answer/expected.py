@@ -59,7 +59,8 @@ def holds_answer(kind: str, sentence: str, asked: set[str], rarity, key) -> bool
         return _NUMBER.search(sentence) is not None
     for found in _WITHIN.finditer(sentence):
         word = without_possessive(found.group(1))
-        if word[0].isupper() and word.lower() not in _NOT_AN_ANSWER and key(word) not in asked and _tells_apart(word, rarity):
+        if (word[0].isupper() and word.lower() not in _NOT_AN_ANSWER and key(word) not in asked
+                and _tells_apart(word, rarity)):
             return True
     return False
 

@@ -365,10 +365,11 @@ class AnswerSession:
         With `at` (where the reader is: an offset in the text), "this
         chapter" and "the previous chapter" are the one there and the one
         before, and a question asking for no spoilers ("so far") is answered
-        from the text before it. With `after` (an earlier question), the question follows it: "him"
-        is whoever that one named; an `Earlier` with the answer it was given
-        puts that answer in the prompt too. A question that names chapters
-        or asks about the whole book is taken as such (`scope`, `evidence`).
+        from the text before it. With `after` (an earlier question), the
+        question follows it: "him" is whoever that one named; an `Earlier`
+        with the answer it was given puts that answer in the prompt too. A
+        question that names chapters or asks about the whole book is taken
+        as such (`scope`, `evidence`).
         With `related`, the question is where else the book tells of the
         `focus`: the evidence alone, no model call."""
         cancel = cancel or CancelToken()

@@ -121,9 +121,10 @@ class Rarity:
         return self.frequency.get(folded(word), 0)
 
     def spelled_as_written(self, text: str) -> str:
-        """The text with each word the book writes only with accents (not
-        "cafe" where it has "café" and "cafe" both) written so ("Who is Leon?" -> "Who is Léon?"): the word index
-        matches words as written, and an English keyboard has no "é"."""
+        """The text with each word the book writes only with accents written
+        so ("Who is Leon?" -> "Who is Léon?"; not "cafe" where it has "café"
+        and "cafe" both): the word index matches words as written, and an
+        English keyboard has no "é"."""
         def as_the_book_writes(found: re.Match) -> str:
             typed = found.group()
             forms = self.accented.get(folded(typed)) if typed.isascii() else None
