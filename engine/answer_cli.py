@@ -198,13 +198,12 @@ def run_retrieve(args) -> int:
 
     check_question(args.question, args.book)  # before a new book's import and indexing, not after
     session = _session(args.book)
-    until = _until(session, args.up_to)
     focus = _about(session, args.about)
-    within = session.scope(args.question, focus, args.within, until)
     after = _after(session, args)
-    plan = session.plan(args.question, planner=args.planner, until=until, focus=focus, within=within, after=after)
-    found = session.evidence(plan, args.question, args.budget, until, focus, within, after)
-    return _show_evidence(session, found, args.question, args.json, until, focus, within, after)
+    # As `ask` and the app take it: a name typed without its accents, "so far", the chapters it names.
+    found = session.retrieve(args.question, budget=args.budget, planner=args.planner,
+                             until=_until(session, args.up_to), focus=focus, within=args.within, after=after)
+    return _show_evidence(session, found, args.question, args.json, found.until, focus, found.within, after)
 
 
 def run_related(args) -> int:

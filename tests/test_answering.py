@@ -1228,6 +1228,17 @@ def test_retrieve_command_imports_indexes_and_prints_verbatim_evidence(chapterho
                               "Who is Gandalf?"], capture_output=True, text=True, cwd=ROOT, env=env)
     assert missing.returncode == 0, missing.stderr
     assert missing.stdout.startswith("(\u201cGandalf\u201d is not in this book: nothing in it says who that is.)\n")
+    # "So far" in the question: up to --up-to, planned without those words; without it, refused in one line.
+    asked = subprocess.run([sys.executable, "-m", "engine", "retrieve", "Three Chapters from Black Beauty",
+                            "What did the old horse say about the hare so far?", "--json", "--up-to", "1"],
+                           capture_output=True, text=True, cwd=ROOT, env=env)
+    assert asked.returncode == 0, asked.stderr
+    taken = json.loads(asked.stdout)
+    assert taken["plan"]["question"] == "What did the old horse say about the hare?"
+    assert taken["reading_limit"]["until"] == book.sections[0].end
+    unplaced = subprocess.run([sys.executable, "-m", "engine", "retrieve", "Three Chapters from Black Beauty",
+                               "What has happened so far?"], capture_output=True, text=True, cwd=ROOT, env=env)
+    assert unplaced.returncode == 2 and unplaced.stderr.count("\n") == 1 and "\u201cso far\u201d" in unplaced.stderr
 
 
 def test_a_question_with_no_words_is_refused_before_a_new_book_is_imported(chapterhouse_home, fixtures):
