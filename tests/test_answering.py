@@ -770,7 +770,7 @@ def test_the_digest_quotes_the_lines_that_answer_from_the_passages_picked_first(
 
 
 def test_a_question_who_someone_is_quotes_where_the_book_first_names_them(stave_one):
-    from engine.answer.retrieval import INTRODUCTION, asked_who
+    from engine.answer.retrieval import INTRODUCTION, asked_who, first_mentioned
     from engine.answer.vocabulary import as_written
 
     assert [asked_who(q) for q in ("Who is Marley?", "who was old Fezziwig?", "Who is Mr. Brooke?",
@@ -792,6 +792,15 @@ def test_a_question_who_someone_is_quotes_where_the_book_first_names_them(stave_
     # Not for other questions about him.
     assert INTRODUCTION not in stave_one.retrieve("What does Marley's ghost warn Scrooge about?").parts[0].sources.get(
         first.id, [])
+    # Asked where the book first brings him in: the same passage and line (it had quoted "Marley's pigtail").
+    assert [first_mentioned(q, context.writes_as_name) for q in (
+        "When does Marley first appear?", "Where is Mr. Scrooge first mentioned?", "when is marley introduced",
+        "When does Marley's ghost appear?", "When do Scrooge and Marley first meet?")] == [
+        "Marley", "Mr. Scrooge", "marley", None, None]
+    for question in ("When does Marley first appear?", "when is marley introduced"):
+        found = stave_one.retrieve(question, budget=6)
+        assert found.ranked[0].id == first.id and INTRODUCTION in found.parts[0].sources[first.id], question
+        assert stave_one.digest(found)[0].text == "MARLEY was dead: to begin with.", question
 
 
 @pytest.fixture(scope="module")

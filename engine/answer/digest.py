@@ -26,7 +26,7 @@ import numpy as np
 from .expected import expected_answer, holds_answer
 from .overview import PEOPLE
 from .planning import content_words, stem
-from .retrieval import BEFORE_A_NAME, INTRODUCTION, Retrieval, asked_who
+from .retrieval import BEFORE_A_NAME, INTRODUCTION, Retrieval, introduced
 from .selection import part_heading
 from .vocabulary import as_written
 
@@ -96,7 +96,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
             wanted[key] = max(wanted.get(key, 0.0), word_weight(word, context.rarity))
         anchors = [a.lower() for a in part.anchors]
         # "Who is Ishmael?": someone asked about and nothing else.
-        asked_about = asked_who(part.text, context.writes_as_name)
+        asked_about = introduced(part.text, context.writes_as_name)
         naming = _names(asked_about) if asked_about else None
         candidates = []
         seen: set[tuple[int, int]] = set()

@@ -430,11 +430,37 @@ def asked_who(question: str, is_name=None) -> str | None:
     return " ".join(word if word in NAME_JOINERS else word[:1].upper() + word[1:] for word in name.split())
 
 
+# "When does Mrs Clay first appear?", "Where is Wentworth first mentioned?", "When is Fezziwig introduced?"
+_FIRST_MENTION = re.compile(
+    r"\bfirst\s+(?:appears?|appeared|mentioned|named|introduced|meets?|met|comes?\s+in|shows?\s+up|seen|see|heard"
+    r"|hear|enters?|entered)\b|\bintroduced\b|\bfirst\s+(?:appearance|mention)\b", re.I)
+
+
+def first_mentioned(question: str, is_name=None) -> str | None:
+    """Whom a question asks where the book first brings in, if it names one
+    and nothing else: "When does Mrs Clay first appear?" -> "Mrs Clay";
+    typed in lower case, a word the book writes as a name (`is_name`)."""
+    if not _FIRST_MENTION.search(question):
+        return None
+    from .followup import subjects_of  # followup's names: capitalised runs, as a question types them
+
+    names = subjects_of(question)
+    if not names and is_name is not None:
+        names = [word for word in content_words(_FIRST_MENTION.sub(" ", question)) if is_name(word)]
+    return names[0] if len(names) == 1 else None
+
+
+def introduced(question: str, is_name=None) -> str | None:
+    """The one a question asks who they are, or where the book first brings them in."""
+    return asked_who(question, is_name) or first_mentioned(question, is_name)
+
+
 def _introduction(plan: Plan, context, until: int | None, searched):
-    """For a question asking who someone is, the first passage that names
-    them (of the sections searched, read before `until`, not one the
-    position cuts through): (node id, section, sources); else None."""
-    name = asked_who(plan.question, context.writes_as_name)
+    """For a question asking who someone is, or where the book first brings
+    them in, the first passage that names them (of the sections searched,
+    read before `until`, not one the position cuts through): (node id,
+    section, sources); else None."""
+    name = introduced(plan.question, context.writes_as_name)
     if name is None:
         return None
     first = first_naming(context, name, until, searched)
