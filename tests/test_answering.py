@@ -936,7 +936,7 @@ def test_who_the_main_characters_are_is_answered_by_the_people_named_most(tmp_pa
     from engine.store import Library
 
     scenes = ("Anne walked with Captain Wentworth to the shop, and Anne said nothing of it.",
-              "Later Anne wrote to Lady Russell in Bath, and Anne waited in Bath for her answer.",
+              "Later Anne walked with Lady Russell in Bath, and Anne waited in Bath for her answer.",
               "The Musgroves dined with Mr Musgrove at Uppercross, and Anne sang for the Admiral.",
               "Mary told Anne that Wentworth was come, and Lady Russell sighed at Merry Christmas.")
     chapters = [("I", " ".join(scenes)), ("II", " ".join(scenes)),

@@ -57,10 +57,14 @@ def _written(name: str) -> str:
 
 
 def _mostly_a_place(name: str, text: str) -> bool:
+    """Whether a name is written after "in", "at", "from"... in more than
+    _PLACE_SHARE of its uses, or after "to" in more: one goes to London,
+    and speaks or writes to someone (Anne 5% of the time, Bath 28%)."""
     pattern = _written(name)
     uses = len(re.findall(rf"\b{pattern}\b", text))
     after_a_place_word = len(re.findall(rf"\b(?:{_BEFORE_A_PLACE})\s+{pattern}\b", text))
-    return uses == 0 or after_a_place_word > _PLACE_SHARE * uses
+    after_to = len(re.findall(rf"\bto\s+{pattern}\b", text))
+    return uses == 0 or after_a_place_word > _PLACE_SHARE * uses or after_to > _PLACE_SHARE * uses
 
 
 def _within(shorter: str, longer: str) -> bool:
