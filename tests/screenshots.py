@@ -222,6 +222,11 @@ def main() -> int:
     window.ask_panel.ask()
     wait(lambda: bool(done), 120)
     shot("22-the-main-characters")
+    window.ask_panel.question.setText("Who is the narrator?")
+    done.clear()
+    window.ask_panel.ask()
+    wait(lambda: bool(done), 120)
+    shot("23-who-tells-it")
     window.open_book(excerpt)
     wait(lambda: window.book is not None and window.book.book_id == excerpt, 30)
 

@@ -986,6 +986,24 @@ def test_a_short_line_that_introduces_someone_is_quoted(tmp_path):
     assert lines[0].text == "Call me Ishmael."
     # Not for other questions: three words say too little ("Ishmael, said I").
     assert all(len(line.text.split()) > 3 for line in answering.digest(answering.retrieve("Why does he go to sea?")))
+    # Who tells it: the telling says "I" (it had got the chapters' openings as if the book were asked about).
+    told = answering.retrieve("Who is the narrator?")
+    assert told.overview == "first person" and answering.digest(told)[0].text == "Call me Ishmael."
+
+
+def test_a_book_no_one_in_it_tells_is_said_to_be_told_in_the_third_person(stave_one):
+    from engine.answer.narrator import outside_dialogue, told_in_first_person
+
+    # Dialogue is left out, a speech over several paragraphs too (each opens with a quotation mark).
+    speech = '"I am here," she said.\n\n"I was there all day.\n\n"And I stayed."\n\nShe went home alone.'
+    assert [speech[begin:end].strip() for begin, end in outside_dialogue(speech)] == ["she said.", "She went home alone."]
+    assert not told_in_first_person(speech) and told_in_first_person("I went to sea, and my ship sailed.")
+    opening = min((node for node in stave_one.context.store.nodes(kind="passage") if node.section),
+                  key=lambda node: node.start)
+    for question in ("Who is the narrator?", "Who tells the story?", "What is the point of view?"):
+        told = stave_one.retrieve(question)
+        assert told.overview == "third person" and [node.id for node in told.passages] == [opening.id], question
+        assert stave_one.digest(told)[0].passage_id == opening.id
 
 
 def test_who_someone_is_is_answered_from_lines_that_name_them():

@@ -20,6 +20,7 @@ from ..index.store import CARD, PASSAGE, SECTION_SUMMARY, IndexStore, Node
 from ..index.vectors import embed_windows
 from ..llm.generator import SMALL_MODEL_PARAMETERS
 from .named import ChapterTitles, sections_named_in
+from .narrator import told_in_first_person
 from .planning import capitalised_as_a_name
 from .vocabulary import Rarity, as_written
 
@@ -96,6 +97,11 @@ class BookContext:
         if (question, here) not in self._named:
             self._named[question, here] = sections_named_in(question, self.book, self.chapter_titles, here)
         return self._named[question, here]
+
+    @cached_property
+    def told_in_first_person(self) -> bool:
+        """Whether one of the book's people tells it (narrator.py); worked out once, when first asked."""
+        return told_in_first_person("\n\n".join(self.book.text[s.body_start:s.end] for s in self.book.sections))
 
     @cached_property
     def meaning_share(self) -> float:

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .expected import expected_answer, holds_answer
-from .overview import PEOPLE
+from .narrator import outside_dialogue, says_i
+from .overview import FIRST_PERSON, PEOPLE, THIRD_PERSON
 from .planning import content_words, stem
 from .retrieval import BEFORE_A_NAME, INTRODUCTION, Retrieval, introduced
 from .selection import part_heading
@@ -220,6 +221,8 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
     if retrieval.overview == PEOPLE:
         return _introductions(retrieval, context)
     passages = retrieval.parts[0].passages if retrieval.parts else []
+    if retrieval.overview == FIRST_PERSON:
+        return _narrator_lines(passages, context)
     sentences, seen = [], set()
     for passage in passages:
         for start, end in context.sentences(passage):
@@ -229,7 +232,7 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                 sentences.append((passage, start, end))
     if retrieval.overview == "ending":
         picked = sentences[-_MAX_LINES:]
-    elif retrieval.overview == "opening":
+    elif retrieval.overview in ("opening", THIRD_PERSON):
         picked = sentences[:_MAX_LINES]
     elif retrieval.within:
         picked = _typical_sentences(sentences, context)
@@ -247,6 +250,23 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         lines.append(DigestLine(part=0, text=" ".join(book.text[start:end].split()), passage_id=passage.id,
                                 section=passage.section, label=section.label if section else "", start=start,
                                 end=end, score=0.0))
+    return lines
+
+
+def _narrator_lines(passages: list, context) -> list[DigestLine]:
+    """For a book one of its people tells, each passage's first sentence
+    where the telling says "I" ("Call me Ishmael.")."""
+    book, lines = context.book, []
+    for passage in passages:
+        telling = [(passage.start + begin, passage.start + end) for begin, end in outside_dialogue(passage.text)]
+        for start, end in context.sentences(passage):
+            if end <= passage.end and len(book.text[start:end].split()) >= 3 and says_i(book.text, start, end,
+                                                                                        telling):
+                section = book.sections[passage.section - 1] if passage.section else None
+                lines.append(DigestLine(part=0, text=" ".join(book.text[start:end].split()), passage_id=passage.id,
+                                        section=passage.section, label=section.label if section else "",
+                                        start=start, end=end, score=0.0))
+                break
     return lines
 
 

@@ -14,7 +14,9 @@ passages spread from first to last, or their first or last pages.
 
 "Who are the main characters?" is about the whole book too: its evidence is
 the people the book names most (people.py), each where it first names
-them, one part of the evidence each."""
+them, one part of the evidence each. So is "Who is the narrator?": where
+the telling says "I", or the opening of a book no one in it tells
+(narrator.py)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ import time
 
 from .followup import PERSONAL_PRONOUNS, subjects_of
 from .named import GENERIC_WORDS
+from .narrator import outside_dialogue, says_i
 from .people import PEOPLE_LISTED, main_people
 from .planning import GLOBAL, Plan, PlanPart, content_words, words
 from .retrieval import PartEvidence, Retrieval, cut_at, first_naming
@@ -31,15 +34,24 @@ from .retrieval import PartEvidence, Retrieval, cut_at, first_naming
 _WHOLE_BOOK = {"book", "novel", "story", "tale", "whole", "entire", "overall", "general", "generally", "work",
                "author", "writer", "plot", "plots", "synopsis", "give", "quick", "narrator", "begin", "begins",
                "beginning", "start", "starts", "opening", "opens", "end", "ends", "ending", "ended", "finish",
-               "finishes", "conclude", "concludes", "conclusion", "people", "persons", "cast", "list", "name", "names"}
+               "finishes", "conclude", "concludes", "conclusion", "people", "persons", "cast", "list", "name", "names",
+               "tells", "told", "telling", "point", "view", "perspective", "person"}
 _ENDING = re.compile(r"\b(?:end|ends|ending|ended|finish|finishes|conclude|concludes|conclusion)\b", re.I)
 _OPENING = re.compile(r"\b(?:begin|begins|beginning|start|starts|opening|opens)\b", re.I)
 _PEOPLE = re.compile(r"\b(?:characters?|people|persons|cast)\b|^\W*who(?:'s|\s+is|\s+are)\s+in\b", re.I)
+_NARRATOR = re.compile(r"\bnarrat(?:or|ors|es|ed|ing|ion)\b|\bwho\s+(?:tells|is\s+telling|told)\b|\bpoint\s+of\s+view\b"
+                       r"|\bperspective\b|\b(?:first|third)[-\s]person\b", re.I)
 # The kinds of whole-book question, and what the evidence of each is, as an answer says it.
 OUTLINE, OPENING, ENDING, PEOPLE = "outline", "opening", "ending", "people"
+NARRATOR = "narrator"  # asked; answered as one of these two
+FIRST_PERSON, THIRD_PERSON = "first person", "third person"
 OVERVIEW_EVIDENCE = {OUTLINE: "the book in outline, each chapter's opening across it",
                      OPENING: "the book's first pages", ENDING: "the book's last pages",
-                     PEOPLE: "the people it names most, each where it first names them"}
+                     PEOPLE: "the people it names most, each where it first names them",
+                     FIRST_PERSON: "where its telling says \u201cI\u201d outside dialogue, from the first such line to "
+                                   "its last chapter: one of its people tells it",
+                     THIRD_PERSON: "its first lines: its telling hardly ever says \u201cI\u201d outside dialogue, so "
+                                   "none of its people tells it (it is told in the third person)"}
 _THE_BOOK = re.compile(r"\b(?:this|the|that)\s+(?:whole\s+|entire\s+)?(?:book|novel|story|tale|work)\b", re.I)
 # "it", "this", "that" left once "this book" is taken out refer to something said before.
 _REFERENCES = PERSONAL_PRONOUNS | {"it", "its", "this", "that", "these", "those"}
@@ -81,12 +93,14 @@ def overview_evidence(kind: str | None, chapters: list[int] | None = None) -> st
     theirs = "its" if len(chapters) == 1 else "their"
     return {OUTLINE: f"{theirs} passages spread from start to end", OPENING: f"{theirs} first pages",
             ENDING: f"{theirs} last pages",
-            PEOPLE: f"the people {theirs} pages name most, each where first named"}[kind]
+            PEOPLE: f"the people {theirs} pages name most, each where first named"}.get(kind, OVERVIEW_EVIDENCE.get(kind))
 
 
 def overview_kind(question: str) -> str:
     """Which whole-book question it is: who is in it, how it ends, how it
     begins, or what it is (its outline)."""
+    if _NARRATOR.search(question):
+        return NARRATOR
     if _PEOPLE.search(question):
         return PEOPLE
     return ENDING if _ENDING.search(question) else OPENING if _OPENING.search(question) else OUTLINE
@@ -116,7 +130,10 @@ def overview(plan: Plan, question: str, context, budget: int = 12, until: int | 
     if kind == PEOPLE:
         return _people(plan, context, budget, until, within, begun, started)
     in_order = [node_id for section in sections for _, node_id in by_section[section]]
-    if kind == ENDING:
+    if kind == NARRATOR:
+        kind = FIRST_PERSON if context.told_in_first_person else THIRD_PERSON
+        chosen = _saying_i(context, in_order) if kind == FIRST_PERSON else in_order[:1]
+    elif kind == ENDING:
         chosen = in_order[-budget:]
     elif kind == OPENING:
         chosen = in_order[:budget]
@@ -151,6 +168,25 @@ def _people(plan: Plan, context, budget: int, until: int | None, within: list[in
         parts.append(evidence)
     return Retrieval(plan=plan, parts=parts, seconds=time.perf_counter() - started, order=list(dict.fromkeys(order)),
                      until=until, meaning_share=context.meaning_share, overview=PEOPLE, within=within)
+
+
+def _saying_i(context, in_order: list[str]) -> list[str]:
+    """Passages where the telling says "I": the first, the first from
+    half-way, the first of the last chapter read (the narrator throughout)."""
+    last_section = context.section_of.get(in_order[-1]) if in_order else None
+    starts = [0, len(in_order) // 2,
+              next((index for index, node_id in enumerate(in_order) if context.section_of.get(node_id) == last_section),
+                   len(in_order))]
+    chosen: list[str] = []
+    for start in starts:
+        for node_id in in_order[start:]:
+            if node_id in chosen:
+                continue
+            node = context.search.store.node(node_id)
+            if node is not None and says_i(node.text, 0, len(node.text), outside_dialogue(node.text)):
+                chosen.append(node_id)
+                break
+    return chosen or in_order[:1]
 
 
 def _outline(by_section: dict[int, list[tuple[int, str]]], sections: list[int], budget: int) -> list[str]:
