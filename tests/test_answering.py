@@ -932,6 +932,7 @@ def test_a_name_with_accents_is_found_however_it_is_typed(tmp_path):
 
 def test_who_the_main_characters_are_is_answered_by_the_people_named_most(tmp_path):
     from engine.answer.people import main_people
+    from engine.answer.places import main_places
     from engine.answer.vocabulary import as_written
     from engine.store import Library
 
@@ -963,6 +964,11 @@ def test_who_the_main_characters_are_is_answered_by_the_people_named_most(tmp_pa
     in_one = context.book.sections[0].end - 10
     early = answering.retrieve("Who are the characters so far?", at=in_one)
     assert "Louisa" not in [part.part.text for part in early.parts]
+    # Where it is set: the places it names most, alike (Lyme, named twice, too seldom to tell).
+    assert main_places(context.book, context.rarity) == ["Bath", "Uppercross"]
+    found = answering.retrieve("Where is the story set?")
+    assert found.overview == "places" and [part.part.text for part in found.parts] == ["Bath", "Uppercross"]
+    assert [line.text.count("Bath") > 0 for line in answering.digest(found)][:1] == [True]
 
 
 def test_who_someone_the_book_never_names_is_gets_no_made_up_answer(session):

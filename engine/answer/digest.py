@@ -25,7 +25,7 @@ import numpy as np
 
 from .expected import expected_answer, holds_answer
 from .narrator import outside_dialogue, says_i
-from .overview import FIRST_PERSON, PEOPLE, THIRD_PERSON
+from .overview import FIRST_PERSON, PEOPLE, PLACES, THIRD_PERSON
 from .planning import content_words, stem
 from .retrieval import BEFORE_A_NAME, INTRODUCTION, Retrieval, introduced
 from .selection import part_heading
@@ -218,7 +218,7 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
     or ends. For chapters asked about as a whole, the most typical sentence
     of each third of them (see `_typical_sentences`)."""
     book = context.book
-    if retrieval.overview == PEOPLE:
+    if retrieval.overview in (PEOPLE, PLACES):
         return _introductions(retrieval, context)
     passages = retrieval.parts[0].passages if retrieval.parts else []
     if retrieval.overview == FIRST_PERSON:
@@ -271,8 +271,8 @@ def _narrator_lines(passages: list, context) -> list[DigestLine]:
 
 
 def _introductions(retrieval: Retrieval, context) -> list[DigestLine]:
-    """For the people a book names most (one part each), the first sentence
-    of the passage first naming each that names them."""
+    """For the people or places a book names most (one part each), the
+    first sentence of the passage first naming each that names them."""
     book, lines = context.book, []
     for index, evidence in enumerate(retrieval.parts):
         for passage in evidence.passages[:1]:

@@ -27,6 +27,7 @@ from .followup import PERSONAL_PRONOUNS, subjects_of
 from .named import GENERIC_WORDS
 from .narrator import outside_dialogue, says_i
 from .people import PEOPLE_LISTED, main_people
+from .places import PLACES_LISTED, main_places
 from .planning import GLOBAL, Plan, PlanPart, content_words, words
 from .retrieval import PartEvidence, Retrieval, cut_at, first_naming
 
@@ -35,19 +36,23 @@ _WHOLE_BOOK = {"book", "novel", "story", "tale", "whole", "entire", "overall", "
                "author", "writer", "plot", "plots", "synopsis", "give", "quick", "narrator", "begin", "begins",
                "beginning", "start", "starts", "opening", "opens", "end", "ends", "ending", "ended", "finish",
                "finishes", "conclude", "concludes", "conclusion", "people", "persons", "cast", "list", "name", "names",
-               "tells", "told", "telling", "point", "view", "perspective", "person"}
+               "tells", "told", "telling", "point", "view", "perspective", "person", "set", "setting", "settings",
+               "take", "takes", "place", "places", "location", "locations"}
 _ENDING = re.compile(r"\b(?:end|ends|ending|ended|finish|finishes|conclude|concludes|conclusion)\b", re.I)
 _OPENING = re.compile(r"\b(?:begin|begins|beginning|start|starts|opening|opens)\b", re.I)
 _PEOPLE = re.compile(r"\b(?:characters?|people|persons|cast)\b|^\W*who(?:'s|\s+is|\s+are)\s+in\b", re.I)
+_WHEN = re.compile(r"^\W*when\b", re.I)
+_PLACES = re.compile(r"\b(?:set|setting|settings|take\s+place|takes\s+place|places|locations?)\b", re.I)
 _NARRATOR = re.compile(r"\bnarrat(?:or|ors|es|ed|ing|ion)\b|\bwho\s+(?:tells|is\s+telling|told)\b|\bpoint\s+of\s+view\b"
                        r"|\bperspective\b|\b(?:first|third)[-\s]person\b", re.I)
 # The kinds of whole-book question, and what the evidence of each is, as an answer says it.
-OUTLINE, OPENING, ENDING, PEOPLE = "outline", "opening", "ending", "people"
+OUTLINE, OPENING, ENDING, PEOPLE, PLACES = "outline", "opening", "ending", "people", "places"
 NARRATOR = "narrator"  # asked; answered as one of these two
 FIRST_PERSON, THIRD_PERSON = "first person", "third person"
 OVERVIEW_EVIDENCE = {OUTLINE: "the book in outline, each chapter's opening across it",
                      OPENING: "the book's first pages", ENDING: "the book's last pages",
                      PEOPLE: "the people it names most, each where it first names them",
+                     PLACES: "the places it names most, each where it first names them",
                      FIRST_PERSON: "where its telling says \u201cI\u201d outside dialogue, from the first such line to "
                                    "its last chapter: one of its people tells it",
                      THIRD_PERSON: "its first lines: its telling hardly ever says \u201cI\u201d outside dialogue, so "
@@ -93,7 +98,8 @@ def overview_evidence(kind: str | None, chapters: list[int] | None = None) -> st
     theirs = "its" if len(chapters) == 1 else "their"
     return {OUTLINE: f"{theirs} passages spread from start to end", OPENING: f"{theirs} first pages",
             ENDING: f"{theirs} last pages",
-            PEOPLE: f"the people {theirs} pages name most, each where first named"}.get(kind, OVERVIEW_EVIDENCE.get(kind))
+            PEOPLE: f"the people {theirs} pages name most, each where first named",
+            PLACES: f"the places {theirs} pages name most, each where first named"}.get(kind, OVERVIEW_EVIDENCE.get(kind))
 
 
 def overview_kind(question: str) -> str:
@@ -101,6 +107,8 @@ def overview_kind(question: str) -> str:
     begins, or what it is (its outline)."""
     if _NARRATOR.search(question):
         return NARRATOR
+    if _PLACES.search(question) and not _WHEN.match(question):  # "When is it set?" asks for a time
+        return PLACES
     if _PEOPLE.search(question):
         return PEOPLE
     return ENDING if _ENDING.search(question) else OPENING if _OPENING.search(question) else OUTLINE
@@ -127,8 +135,13 @@ def overview(plan: Plan, question: str, context, budget: int = 12, until: int | 
     for section in sections:
         by_section[section].sort()
     kind = overview_kind(question)
-    if kind == PEOPLE:
-        return _people(plan, context, budget, until, within, begun, started)
+    if kind in (PEOPLE, PLACES):
+        named_most = main_people if kind == PEOPLE else main_places
+        names = named_most(context.book, context.rarity, until, begun,
+                           limit=min(PEOPLE_LISTED if kind == PEOPLE else PLACES_LISTED, budget))
+        if names:
+            return _each_where_first_named(plan, context, names, kind, until, within, begun, started)
+        kind = OUTLINE  # none named often enough (A Christmas Carol's places): the book in outline
     in_order = [node_id for section in sections for _, node_id in by_section[section]]
     if kind == NARRATOR:
         kind = FIRST_PERSON if context.told_in_first_person else THIRD_PERSON
@@ -150,13 +163,12 @@ def overview(plan: Plan, question: str, context, budget: int = 12, until: int | 
                      meaning_share=context.meaning_share, overview=kind, within=within)
 
 
-def _people(plan: Plan, context, budget: int, until: int | None, within: list[int] | None,
-            begun: list[int] | None, started: float) -> Retrieval:
-    """The people the book (or the chapters `within`) names most, one part
-    each, its evidence the first passage naming them."""
-    people = main_people(context.book, context.rarity, until, begun, limit=min(PEOPLE_LISTED, budget))
+def _each_where_first_named(plan: Plan, context, names: list[str], kind: str, until: int | None,
+                            within: list[int] | None, begun: list[int] | None, started: float) -> Retrieval:
+    """The people or places the book (or the chapters `within`) names
+    most, one part each, its evidence the first passage naming them."""
     plan.scope = GLOBAL
-    plan.parts = [PlanPart(text=name) for name in people]
+    plan.parts = [PlanPart(text=name) for name in names]
     parts, order = [], []
     for part in plan.parts:
         evidence = PartEvidence(part=part)
@@ -167,7 +179,7 @@ def _people(plan: Plan, context, budget: int, until: int | None, within: list[in
             order.append(first.id)
         parts.append(evidence)
     return Retrieval(plan=plan, parts=parts, seconds=time.perf_counter() - started, order=list(dict.fromkeys(order)),
-                     until=until, meaning_share=context.meaning_share, overview=PEOPLE, within=within)
+                     until=until, meaning_share=context.meaning_share, overview=kind, within=within)
 
 
 def _saying_i(context, in_order: list[str]) -> list[str]:

@@ -15,15 +15,15 @@ from ..index.cards import HONORIFICS, character_candidates
 # A name often written after one of these is a place: "at Bath", "from Lyme".
 _BEFORE_A_PLACE = r"in|from|near|into|through|towards|toward|at"
 _PLACE_SHARE = 0.15
-_PLACE_WORDS = {"hall", "house", "street", "place", "mire", "lodge", "cottage", "park", "square", "road", "lane",
+PLACE_WORDS = {"hall", "house", "street", "place", "mire", "lodge", "cottage", "park", "square", "road", "lane",
                 "abbey", "court", "station", "church", "castle", "manor", "farm", "inn", "hotel", "bridge", "river",
                 "hill", "valley", "town", "city", "county", "island"}
-_DAYS_AND_MONTHS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "sundays",
+DAYS_AND_MONTHS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "sundays",
                     "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
                     "november", "december", "christmas"}
-_HONORIFICS = {word.lower() for word in HONORIFICS} | {"admiral", "judge", "general", "doctor", "squire"}
+HONORIFIC_WORDS = {word.lower() for word in HONORIFICS} | {"admiral", "judge", "general", "doctor", "squire"}
 # Capitalised, and no one: peoples and languages, the book's own apparatus, abbreviations.
-_NO_ONE = {"english", "french", "german", "greek", "indian", "russian", "italian", "spanish", "dutch", "irish",
+NO_ONE = {"english", "french", "german", "greek", "indian", "russian", "italian", "spanish", "dutch", "irish",
            "scotch", "scottish", "american", "chinese", "japanese", "african", "roman", "turkish", "egyptian",
            "portuguese", "swiss", "welsh", "british", "european", "arab", "persian", "polish", "austrian", "latin",
            "footnote", "chapter", "volume", "illustration", "st", "mt"}
@@ -38,13 +38,13 @@ def main_people(book, rarity, until: int | None = None, sections: list[int] | No
     text = book.text if until is None else book.text[:until]
     for name in character_candidates(book, limit=5 * limit, until=until, sections=sections):
         words = name.replace(".", "").split()
-        own = [word for word in words if word.lower() not in _HONORIFICS]
-        if (not own or any(word.lower() in _PLACE_WORDS | _DAYS_AND_MONTHS | _NO_ONE for word in words)
+        own = [word for word in words if word.lower() not in HONORIFIC_WORDS]
+        if (not own or any(word.lower() in PLACE_WORDS | DAYS_AND_MONTHS | NO_ONE for word in words)
                 or not all(rarity.is_name(word) for word in own)):
             continue  # a title alone, a place, a day, or words the book also writes in lower case
-        if _family(name, rarity) or any(_within(name, kept) or _within(kept, name) for kept in people):
+        if _family(name, rarity) or any(within(name, kept) or within(kept, name) for kept in people):
             continue
-        if _mostly_a_place(name, text):
+        if mostly_a_place(name, text):
             continue
         people.append(name)
         if len(people) >= limit:
@@ -52,22 +52,31 @@ def main_people(book, rarity, until: int | None = None, sections: list[int] | No
     return people
 
 
-def _written(name: str) -> str:
+def written(name: str) -> str:
     return r"\.?\s+".join(re.escape(word) for word in name.replace(".", "").split())
 
 
-def _mostly_a_place(name: str, text: str) -> bool:
-    """Whether a name is written after "in", "at", "from"... in more than
-    _PLACE_SHARE of its uses, or after "to" in more: one goes to London,
-    and speaks or writes to someone (Anne 5% of the time, Bath 28%)."""
-    pattern = _written(name)
+def place_shares(name: str, text: str) -> tuple[int, float, float]:
+    """How often a name is used, and the shares of its uses after "in",
+    "at", "from"... and after "to" (Anne 1% and 5%, Bath 41% and 28%)."""
+    pattern = written(name)
     uses = len(re.findall(rf"\b{pattern}\b", text))
+    if uses == 0:
+        return 0, 0.0, 0.0
     after_a_place_word = len(re.findall(rf"\b(?:{_BEFORE_A_PLACE})\s+{pattern}\b", text))
     after_to = len(re.findall(rf"\bto\s+{pattern}\b", text))
-    return uses == 0 or after_a_place_word > _PLACE_SHARE * uses or after_to > _PLACE_SHARE * uses
+    return uses, after_a_place_word / uses, after_to / uses
 
 
-def _within(shorter: str, longer: str) -> bool:
+def mostly_a_place(name: str, text: str) -> bool:
+    """Whether a name may be a place, not someone: written after "in",
+    "at", "from"... in more than _PLACE_SHARE of its uses, or after "to" in
+    more (one goes to London, and speaks or writes to someone); or not found."""
+    uses, after_a_place_word, after_to = place_shares(name, text)
+    return uses == 0 or after_a_place_word > _PLACE_SHARE or after_to > _PLACE_SHARE
+
+
+def within(shorter: str, longer: str) -> bool:
     """Whether one name's words are a run of another's ("Thornton" in "John Thornton")."""
     small, large = shorter.replace(".", "").split(), longer.replace(".", "").split()
     return len(small) < len(large) and any(large[i:i + len(small)] == small for i in range(len(large)))
