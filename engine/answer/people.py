@@ -15,18 +15,20 @@ from ..index.cards import HONORIFICS, character_candidates
 # A name often written after one of these is a place: "at Bath", "from Lyme".
 _BEFORE_A_PLACE = r"in|from|near|into|through|towards|toward|at"
 _PLACE_SHARE = 0.15
+# The last word of a place's name: "Kellynch Hall", "Baker Street".
 PLACE_WORDS = {"hall", "house", "street", "place", "mire", "lodge", "cottage", "park", "square", "road", "lane",
-                "abbey", "court", "station", "church", "castle", "manor", "farm", "inn", "hotel", "bridge", "river",
-                "hill", "valley", "town", "city", "county", "island"}
+               "abbey", "court", "station", "church", "castle", "manor", "farm", "inn", "hotel", "bridge", "river",
+               "hill", "valley", "town", "city", "county", "island"}
 DAYS_AND_MONTHS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "sundays",
-                    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-                    "november", "december", "christmas"}
+                   "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                   "november", "december", "christmas"}
 HONORIFIC_WORDS = {word.lower() for word in HONORIFICS} | {"admiral", "judge", "general", "doctor", "squire"}
 # Capitalised, and no one: peoples and languages, the book's own apparatus, abbreviations.
 NO_ONE = {"english", "french", "german", "greek", "indian", "russian", "italian", "spanish", "dutch", "irish",
-           "scotch", "scottish", "american", "chinese", "japanese", "african", "roman", "turkish", "egyptian",
-           "portuguese", "swiss", "welsh", "british", "european", "arab", "persian", "polish", "austrian", "latin",
-           "footnote", "chapter", "volume", "illustration", "st", "mt"}
+          "scotch", "scottish", "american", "chinese", "japanese", "african", "roman", "turkish", "egyptian",
+          "portuguese", "swiss", "welsh", "british", "european", "arab", "persian", "polish", "austrian", "latin",
+          "footnote", "chapter", "volume", "illustration", "st", "mt", "majesty", "highness", "lordship",
+          "ladyship", "excellency"}
 PEOPLE_LISTED = 8
 
 
@@ -53,6 +55,7 @@ def main_people(book, rarity, until: int | None = None, sections: list[int] | No
 
 
 def written(name: str) -> str:
+    """A name as a pattern, a title's full stop optional ("Mr. Elliot", "Mr Elliot")."""
     return r"\.?\s+".join(re.escape(word) for word in name.replace(".", "").split())
 
 
