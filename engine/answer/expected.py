@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import re
 
-from ..index.cards import HONORIFICS
+from .people import DAYS_AND_MONTHS, HONORIFIC_WORDS
 from .planning import LETTER
 from .vocabulary import without_possessive
 
 # Capitalised where they stand, and no answer to "Who...?" alone.
-_NOT_AN_ANSWER = {word.lower() for word in HONORIFICS} | {
-    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february", "march",
-    "april", "may", "june", "july", "august", "september", "october", "november", "december", "god", "heaven"}
+_NOT_AN_ANSWER = HONORIFIC_WORDS | DAYS_AND_MONTHS | {"god", "heaven"}
 
 NAME, NUMBER = "name", "number"
 

@@ -24,7 +24,7 @@ FIRST_PERSON_PER_THOUSAND = 12
 def outside_dialogue(text: str) -> list[tuple[int, int]]:
     """The spans of the text that are telling, not dialogue, paragraph by paragraph."""
     spans, at = [], 0
-    for paragraph in [*_PARAGRAPH_BREAK.split(text)]:
+    for paragraph in _PARAGRAPH_BREAK.split(text):
         start = text.index(paragraph, at)
         at = start + len(paragraph)
         told = 0

@@ -43,8 +43,8 @@ _OPENING = re.compile(r"\b(?:begin|begins|beginning|start|starts|opening|opens)\
 _PEOPLE = re.compile(r"\b(?:characters?|people|persons|cast)\b|^\W*who(?:'s|\s+is|\s+are)\s+in\b", re.I)
 _WHEN = re.compile(r"^\W*when\b", re.I)
 _PLACES = re.compile(r"\b(?:set|setting|settings|take\s+place|takes\s+place|places|locations?)\b", re.I)
-_NARRATOR = re.compile(r"\bnarrat(?:or|ors|es|ed|ing|ion)\b|\bwho\s+(?:tells|is\s+telling|told)\b|\bpoint\s+of\s+view\b"
-                       r"|\bperspective\b|\b(?:first|third)[-\s]person\b", re.I)
+_NARRATOR = re.compile(r"\bnarrat(?:or|ors|es|ed|ing|ion)\b|\bwho\s+(?:tells|is\s+telling|told)\b"
+                       r"|\bpoint\s+of\s+view\b|\bperspective\b|\b(?:first|third)[-\s]person\b", re.I)
 # The kinds of whole-book question, and what the evidence of each is, as an answer says it.
 OUTLINE, OPENING, ENDING, PEOPLE, PLACES = "outline", "opening", "ending", "people", "places"
 NARRATOR = "narrator"  # asked; answered as one of these two
@@ -99,12 +99,13 @@ def overview_evidence(kind: str | None, chapters: list[int] | None = None) -> st
     return {OUTLINE: f"{theirs} passages spread from start to end", OPENING: f"{theirs} first pages",
             ENDING: f"{theirs} last pages",
             PEOPLE: f"the people {theirs} pages name most, each where first named",
-            PLACES: f"the places {theirs} pages name most, each where first named"}.get(kind, OVERVIEW_EVIDENCE.get(kind))
+            PLACES: f"the places {theirs} pages name most, each where first named",
+            }.get(kind, OVERVIEW_EVIDENCE.get(kind))  # who tells it: as of the book
 
 
 def overview_kind(question: str) -> str:
-    """Which whole-book question it is: who is in it, how it ends, how it
-    begins, or what it is (its outline)."""
+    """Which whole-book question it is: who tells it, where it is set, who
+    is in it, how it ends, how it begins, or what it is (its outline)."""
     if _NARRATOR.search(question):
         return NARRATOR
     if _PLACES.search(question) and not _WHEN.match(question):  # "When is it set?" asks for a time
