@@ -364,6 +364,10 @@ def test_the_chapters_a_question_names_are_found_by_their_numbers(tmp_path):
     assert sections_named_in("Summarize chapter twenty-two", many) == ([3], True)
     assert chapter_not_in_book("Summarize chapter 19", many).endswith(
         ", which runs from Chapter Twenty to Chapter Twenty-Two")
+    # A book of one section: no "Section 1 to Section 1".
+    (tmp_path / "plain.txt").write_text("A PLAIN TALE\n\nby Nobody\n\n\n" + body, encoding="utf-8")
+    assert chapter_not_in_book("What happens in chapter 2?", parse_book(tmp_path / "plain.txt")) == (
+        "A Plain Tale: there is no chapter 2 in this book, which is not divided into chapters")
 
 
 def test_the_chapters_a_question_names_are_found_by_their_titles(tmp_path):

@@ -168,6 +168,8 @@ def _span(book, kind: str, kinds: Counter) -> str:
     """How the book numbers its sections of a kind (else of the kind it
     has most of: a "chapter" of A Christmas Carol is a stave), first to
     last: ", which runs from Stave I to Stave V"."""
+    if len(book.sections) == 1:
+        return ", which is not divided into chapters"
     kind = kind if kind in kinds else next(iter(kinds.most_common(1)), ("", 0))[0]
     labels = [section.label for section in book.sections] + [part.label for part in book.parts]
     numbered = sorted((number, found.group()) for label in labels for found in _NUMBERED.finditer(label)
