@@ -155,12 +155,17 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                          several_passages=len(evidence.passages) > 1)
         chosen = _with_a_named_section(chosen, scored, retrieval.named)
         chosen = _with_the_introduction(chosen, scored, evidence, asked_about)
-        for score, (_, _, start, end, sentence, passage) in sorted(chosen, key=lambda pair: pair[1][2]):
-            section = book.sections[passage.section - 1] if passage.section else None
-            lines.append(DigestLine(part=index, text=sentence, passage_id=passage.id, section=passage.section,
-                                    label=section.label if section else "", start=start, end=end,
-                                    score=round(score, 4)))
+        for score, (_, _, start, end, _, passage) in sorted(chosen, key=lambda pair: pair[1][2]):
+            lines.append(_line(book, index, passage, start, end, round(score, 4)))
     return lines
+
+
+def _line(book, part: int, passage, start: int, end: int, score: float = 0.0) -> DigestLine:
+    """A digest line: the book's sentence at start-end, its spaces made one, cited by its passage."""
+    section = book.sections[passage.section - 1] if passage.section else None
+    return DigestLine(part=part, text=" ".join(book.text[start:end].split()), passage_id=passage.id,
+                      section=passage.section, label=section.label if section else "", start=start, end=end,
+                      score=score)
 
 
 def _with_a_named_section(chosen: list, scored: list, named: list[int] | None) -> list:
@@ -245,13 +250,7 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                 firsts.append(item)
         picked = [firsts[round(i * (len(firsts) - 1) / (_MAX_LINES - 1))] for i in range(_MAX_LINES)] \
             if len(firsts) > _MAX_LINES else firsts
-    lines = []
-    for passage, start, end in picked:
-        section = book.sections[passage.section - 1] if passage.section else None
-        lines.append(DigestLine(part=0, text=" ".join(book.text[start:end].split()), passage_id=passage.id,
-                                section=passage.section, label=section.label if section else "", start=start,
-                                end=end, score=0.0))
-    return lines
+    return [_line(book, 0, passage, start, end) for passage, start, end in picked]
 
 
 def _narrator_lines(passages: list, context) -> list[DigestLine]:
@@ -263,10 +262,7 @@ def _narrator_lines(passages: list, context) -> list[DigestLine]:
         for start, end in context.sentences(passage):
             if end <= passage.end and len(book.text[start:end].split()) >= 3 and says_i(book.text, start, end,
                                                                                         telling):
-                section = book.sections[passage.section - 1] if passage.section else None
-                lines.append(DigestLine(part=0, text=" ".join(book.text[start:end].split()), passage_id=passage.id,
-                                        section=passage.section, label=section.label if section else "",
-                                        start=start, end=end, score=0.0))
+                lines.append(_line(book, 0, passage, start, end))
                 break
     return lines
 
@@ -281,10 +277,7 @@ def _introductions(retrieval: Retrieval, context) -> list[DigestLine]:
             spans = [(start, end) for start, end in context.sentences(passage) if end <= passage.end]
             start, end = next((span for span in spans if written.search(book.text[span[0]:span[1]])),
                               spans[0] if spans else (passage.start, passage.end))
-            section = book.sections[passage.section - 1] if passage.section else None
-            lines.append(DigestLine(part=index, text=" ".join(book.text[start:end].split()), passage_id=passage.id,
-                                    section=passage.section, label=section.label if section else "", start=start,
-                                    end=end, score=0.0))
+            lines.append(_line(book, index, passage, start, end))
     return lines
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from ..index.cards import HONORIFICS, character_candidates
+from .vocabulary import as_written
 
 # A name often written after one of these is a place: "at Bath", "from Lyme".
 _BEFORE_A_PLACE = r"in|from|near|into|through|towards|toward|at"
@@ -54,15 +55,10 @@ def main_people(book, rarity, until: int | None = None, sections: list[int] | No
     return people
 
 
-def written(name: str) -> str:
-    """A name as a pattern, a title's full stop optional ("Mr. Elliot", "Mr Elliot")."""
-    return r"\.?\s+".join(re.escape(word) for word in name.replace(".", "").split())
-
-
 def place_shares(name: str, text: str) -> tuple[int, float, float]:
     """How often a name is used, and the shares of its uses after "in",
     "at", "from"... and after "to" (Anne 1% and 5%, Bath 41% and 28%)."""
-    pattern = written(name)
+    pattern = as_written(name).pattern  # as written, in its case: "Bath", not "bath"
     uses = len(re.findall(rf"\b{pattern}\b", text))
     if uses == 0:
         return 0, 0.0, 0.0

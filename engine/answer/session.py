@@ -149,10 +149,8 @@ class AnswerSession:
                  focus: tuple[int, int] | None = None, within: list[int] | None = None,
                  after: str | Earlier | None = None, at: int | None = None) -> Retrieval:
         """The evidence for a question, no answer call (see `ask` for the arguments)."""
-        question = self.context.rarity.spelled_as_written(question)
-        question, until = self.limit_asked(question, until, at)
+        question, until, here = self.as_asked(question, until, at)
         focus = self.checked_focus(focus)
-        here = self.chapter_at(at)
         within = self.scope(question, focus, within, until, here)
         return self.evidence(self.plan(question, planner, cancel, until, focus, within, after), question, budget,
                              until, focus, within, after, features, here)
@@ -208,6 +206,14 @@ class AnswerSession:
         if as_earlier(after) is None:
             return None
         return follows_record(after, follow_up_question(question, after, self.context.characters_known_by(until)))
+
+    def as_asked(self, question: str, until: int | None, at: int | None) -> tuple[str, int | None, int | None]:
+        """The question as `retrieve` and `ask` take it, its reading limit
+        and the chapter the reader is in: a name typed without its accents
+        written as the book does ("Leon": "Léon"), "so far" a reading limit
+        (`limit_asked`), the chapter at `at` for "this chapter"."""
+        question, until = self.limit_asked(self.context.rarity.spelled_as_written(question), until, at)
+        return question, until, self.chapter_at(at)
 
     def limit_asked(self, question: str, until: int | None, at: int | None) -> tuple[str, int | None]:
         """The question and its reading limit: for one that asks for no more
@@ -374,10 +380,8 @@ class AnswerSession:
         `focus`: the evidence alone, no model call."""
         cancel = cancel or CancelToken()
         started = time.perf_counter()
-        question = self.context.rarity.spelled_as_written(question)  # "Leon" typed for the book's "Léon"
-        question, until = self.limit_asked(question, until, at)
+        question, until, here = self.as_asked(question, until, at)
         focus = self.checked_focus(focus)
-        here = self.chapter_at(at)
         within = self.checked_within(within, until) if related else self.scope(question, focus, within, until, here)
         if planner == "auto" and not self.writes_answers:
             planner = "code"
