@@ -571,7 +571,10 @@ class AskPanel(QWidget):
         else:
             first = timings.get("first_token")
             evidence = f"Evidence in {timings['retrieval'] * 1000:.0f} ms{_how_found(result)}"
-            if result.get("written") is False:  # no model call: the evidence is all there is
+            if result.get("stated"):
+                self.status.setText(f"Answered from the book's {result.get('overview')} in "
+                                    f"{timings['retrieval'] * 1000:.0f} ms (no model).")
+            elif result.get("written") is False:  # no model call: the evidence is all there is
                 self.status.setText(f"{evidence}.")
             elif result.get("model_error"):
                 self.status.setText(f"{evidence}; the model could not answer.")
@@ -664,6 +667,8 @@ class AskPanel(QWidget):
                             "(no model answer). The evidence below lists them by chapter.</i></p>"
                             if result.get("digest") else
                             "<p><i>Nothing elsewhere in the book was found to tell of it.</i></p>")
+        if result.get("stated"):  # the book's record answers it: no model call
+            answer_block = f"<h4>Answer</h4><p>{html.escape(result['stated'])}</p>"
         evidence_block = f"<h4>Evidence</h4>{digest_html}" if digest_html else ""
         page = evidence_block + answer_block if draft else answer_block + evidence_block
         limit = result.get("reading_limit")
@@ -973,8 +978,10 @@ def _digest_payload(session, lines, retrieval, follows: dict | None = None, rela
         "plan": retrieval.plan.as_dict(),
         # Known before the first word, so a capable model's answer streams
         # above the evidence rather than jumping there when it ends.
-        "lead": "answer" if session.answer_leads else "digest",
-        "written": session.writes_answers and not related and not nothing_to_answer(retrieval.absent),
+        "lead": "answer" if session.answer_leads or retrieval.stated else "digest",
+        "written": session.writes_answers and not related and not nothing_to_answer(retrieval.absent)
+        and not retrieval.stated,
+        "stated": retrieval.stated,
         "related": related,
         "reading_limit": session.context.reading_limit(retrieval.until),
         "focus": focus_record(session.context, retrieval.focus) if retrieval.focus else None,

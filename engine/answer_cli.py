@@ -244,6 +244,7 @@ def _show_evidence(session, found, question: str, as_json: bool, until, focus, w
             "follows": session.follows(question, after, until),
             "meaning_share": round(found.meaning_share, 3),
             "absent": found.absent,
+            "stated": found.stated,
             "timings": {"retrieval_ms": round(found.seconds * 1000, 1)},
         }, indent=2, ensure_ascii=False))
         return 0
@@ -251,6 +252,8 @@ def _show_evidence(session, found, question: str, as_json: bool, until, focus, w
         print(_taken_as(session.follows(question, after, until)))
     if absent_line(found.absent):
         print(f"({absent_line(found.absent)})\n")
+    if found.stated:
+        print(f"{found.stated}\n")
     if digest:
         print(digest_markdown(digest, [part.part.text for part in found.parts]))
         print()
@@ -306,6 +309,11 @@ def run_ask(args) -> int:
                 print(f"({absent_line(retrieval.absent)})\n")
             if nothing_to_answer(retrieval.absent):
                 return  # that line is the answer: no evidence, no model call
+            if retrieval.stated:  # the book's record answers it: no model call
+                print(f"Answer (from the book's {retrieval.overview}, no model):\n{retrieval.stated}")
+                if lines:
+                    print("\n" + digest_markdown(lines, [part.part.text for part in retrieval.parts]))
+                return
             limit = session.context.reading_limit(until)
             print(f"Evidence (the book up to the end of {limit['label']}):" if limit else "Evidence:")
             print(digest_markdown(lines, [part.part.text for part in retrieval.parts]))
@@ -367,7 +375,7 @@ def run_ask(args) -> int:
             print(f"  [{citation.passage_id}] {citation.label}, characters {citation.start}-{citation.end}"
                   + (f": {quoted(citation.support['text'])}" if citation.support else ""))
     timings = result.timings
-    if not result.written:
+    if not result.written or result.retrieval.stated:
         print(f"(retrieval {timings['retrieval'] * 1000:.0f} ms, total {timings['total']} s)")
         return 0
     print(f"\n(retrieval {timings['retrieval'] * 1000:.0f} ms, first token {timings['first_token']} s, "

@@ -198,7 +198,8 @@ def main() -> int:
     # Questions typed as readers type them: one chapter named, the whole
     # book, a name not in it, a chapter it has not (refused in one line, the
     # answer before kept), "so far" with the setting unticked (up to what
-    # has been read), who is in the book, and who tells it.
+    # has been read), who is in the book, who tells it, and the book's own
+    # facts (its contents, its author), answered from its record.
     refused = []
     window.ask_panel.answerFailed.connect(refused.append)
     for name, question in (("17-a-chapter-named", "Summarize Stave 3"),
@@ -207,7 +208,9 @@ def main() -> int:
                            ("20-a-chapter-not-in-the-book", "What happens in stave 9?"),
                            ("21-so-far-asked", "What has happened so far?"),
                            ("22-the-main-characters", "Who are the main characters?"),
-                           ("23-who-tells-it", "Who is the narrator?")):
+                           ("23-who-tells-it", "Who is the narrator?"),
+                           ("24-the-contents", "How many chapters are there?"),
+                           ("25-who-wrote-it", "Who wrote this book?")):
         window.ask_panel.question.setText(question)
         done.clear()
         refused.clear()

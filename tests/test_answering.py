@@ -1016,6 +1016,60 @@ def test_a_book_no_one_in_it_tells_is_said_to_be_told_in_the_third_person(stave_
         assert stave_one.digest(told)[0].passage_id == opening.id
 
 
+def test_a_question_about_the_book_itself_is_answered_from_its_record(session):
+    from engine.answer.bookfacts import book_fact
+    from engine.errors import ChapterhouseError
+
+    # "How many chapters?" searched the text for "chapters" (chance lines);
+    # "Who wrote this book?" quoted a line that says "wrote".
+    book, context = session.context.book, session.context
+    first_passages = {section.ordinal: context.passages_overlapping(section.body_start, section.body_start)[0].id
+                      for section in book.sections}
+    contents = session.retrieve("How many chapters are there?")
+    assert contents.overview == "contents" and contents.passages == []
+    assert contents.stated == "Black Beauty has 3 chapters, from Chapter 1: My Early Home to Chapter 3: My Breaking In."
+    headings = session.digest(contents)  # each as printed, a link to its chapter
+    assert [line.text for line in headings] == ["01 My Early Home", "02 The Hunt", "03 My Breaking In"]
+    assert all(book.text[line.start:line.end] == line.text and line.passage_id == first_passages[line.section]
+               for line in headings)
+    for question, stated in (("What is chapter 2 called?", "Chapter 2 is called \u201cThe Hunt\u201d."),
+                             ("What is the title of the last chapter?",
+                              "Chapter 3 is called \u201cMy Breaking In\u201d.")):
+        named = session.retrieve(question)
+        assert named.stated == stated, question
+        assert [line.section for line in session.digest(named)] == [int(stated.split()[1])]
+    here = session.retrieve("What is this chapter called?", at=book.sections[2].body_start + 10)
+    assert here.stated == "Chapter 3 is called \u201cMy Breaking In\u201d."
+    # Up to a reading limit: the count, and only the headings of the chapters begun.
+    limited = session.retrieve("List the chapters", until=book.sections[1].start + 100)
+    assert limited.stated.startswith("Black Beauty has 3 chapters; you have begun 2 of them")
+    assert [line.section for line in session.digest(limited)] == [1, 2]
+    with pytest.raises(ChapterhouseError, match="Chapter 3: My Breaking In lies past the reading limit"):
+        session.retrieve("What is chapter 3 called?", until=book.sections[1].start + 100)
+    # Who wrote it, what it is called, when it came out: its record, and its title page quoted (in no passage).
+    for question, stated in (("Who wrote this book?", "Black Beauty is by Anna Sewell."),
+                             ("Who is the author of Black Beauty?", "Black Beauty is by Anna Sewell."),
+                             ("What is this book called?", "This book is Black Beauty, by Anna Sewell."),
+                             ("When was it published?",
+                              "Black Beauty, by Anna Sewell: the book's opening pages give the year 1877.")):
+        record = session.retrieve(question)
+        assert (record.overview, record.stated, record.passages) == ("record", stated, []), question
+    [title_page] = session.digest(record)
+    assert (title_page.label, title_page.passage_id, title_page.section) == ("Title page", "", None)
+    assert title_page.text == "BLACK BEAUTY The Autobiography of a Horse by Anna Sewell [English Quaker -- 1820-1878.]"
+    assert " ".join(book.text[title_page.start:title_page.end].split()) == title_page.text
+    # The record is the answer: no model is asked.
+    result = session.ask("Who is the author?")
+    assert (result.answer, result.lead, result.tokens["prompt"]) == ("Black Beauty is by Anna Sewell.", "answer", 0)
+    assert result.as_dict()["stated"] == result.answer
+    # Questions about the story that share these words are searched as before.
+    for question in ("Who wrote the letter?", "When was the will written?", "How many horses are there?",
+                     "Who named the horse?", "What happens in chapter 2?", "What is the name of the horse?",
+                     "How many letters does the master write?", "Who wrote to Duchess?"):
+        assert book_fact(question, book, context.sections_named_in(question)[0]) is None, question
+        assert session.retrieve(question).stated is None, question
+
+
 def test_who_someone_is_is_answered_from_lines_that_name_them():
     from types import SimpleNamespace
 
@@ -1360,6 +1414,16 @@ def test_the_ask_command_heads_a_capable_models_answer_as_the_answer(chapterhous
     printed = capsys.readouterr().out
     assert "Draft answer" not in printed
     assert printed.index("Evidence:") < printed.index("\nAnswer:\n") < printed.index("first token")
+
+
+def test_the_ask_command_states_what_the_books_record_says(chapterhouse_home, fixtures, capsys):
+    from engine.cli import main
+
+    assert main(["ask", str(fixtures / "three-chapters.txt"), "How many chapters are there?", "--no-history"]) == 0
+    printed = capsys.readouterr().out
+    assert ("Answer (from the book's contents, no model):\nThree Chapters from Black Beauty has 3 chapters, from "
+            "Chapter 1: My Early Home to Chapter 3: My Breaking In.\n") in printed
+    assert "\u201c02 The Hunt\u201d [p2.1, Chapter 2]" in printed and "Draft answer" not in printed
 
 
 def test_eval_harness_reports_recall_baselines_and_ablations(tmp_path, fixtures, chapterhouse_home):

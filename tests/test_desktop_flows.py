@@ -1874,4 +1874,27 @@ def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as again:
         panel.follow_link("respell:0")
     assert again.args[0]["question"] == "What was Darkie called later?" and again.args[0]["absent"] == []
+    # The book's own facts: its record is the answer (no model), over its title page, a click from the reader.
+    panel.question.setText("Who wrote this book?")
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as record:
+        panel.ask()
+    stated = "Three Chapters from Black Beauty is by Anna Sewell."
+    assert record.args[0]["stated"] == record.args[0]["answer"] == stated
+    assert record.args[0]["parts"][0]["passages"] == []
+    page = panel.answer_view.toPlainText()
+    assert page.index("Answer") < page.index(stated) < page.index("Evidence") and "Evidence only" not in page
+    assert panel.status.text().startswith("Answered from the book's record in")
+    title_page = record.args[0]["digest"][0]
+    assert title_page["label"] == "Title page" and title_page["end"] < window.book.sections[0].start
+    assert panel.link_preview("quote:0") == "Title page (click to read it in the book)"
+    panel.follow_link("quote:0")
+    span = window.reader.document_span(title_page["start"], title_page["end"])
+    qtbot.waitUntil(lambda: window.reader.highlighted_span() == (span.selectionStart(), span.selectionEnd()),
+                    timeout=5000)
+    qtbot.waitUntil(lambda: panel.history.item(0).text() == "[whole book] Who wrote this book?", timeout=10000)
+    panel.question.setText("What is chapter 2 called?")
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as contents:
+        panel.ask()
+    assert contents.args[0]["answer"] == "Chapter 2 is called \u201cThe Hunt\u201d."
+    assert [line["section"] for line in contents.args[0]["digest"]] == [2]
     window.close()

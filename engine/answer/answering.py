@@ -90,7 +90,7 @@ class AnswerResult:
             "written": self.written, "reading_limit": self.reading_limit, "focus": self.focus, "within": self.within,
             "named": self.named, "overview": self.overview, "follows": self.follows, "related": self.related,
             "meaning_share": round(self.retrieval.meaning_share, 3), "model_error": self.model_error,
-            "absent": self.retrieval.absent,
+            "absent": self.retrieval.absent, "stated": self.retrieval.stated,
         }
 
 

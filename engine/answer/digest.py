@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .bookfacts import BOOK_RECORD, CONTENTS, TITLE_PAGE_LABEL, title_page_span
 from .expected import expected_answer, holds_answer
 from .narrator import outside_dialogue, says_i
 from .overview import FIRST_PERSON, PEOPLE, PLACES, THIRD_PERSON
@@ -226,6 +227,12 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
     book = context.book
     if retrieval.overview in (PEOPLE, PLACES):
         return _introductions(retrieval, context)
+    if retrieval.overview == CONTENTS:
+        return _headings(retrieval, context)
+    if retrieval.overview == BOOK_RECORD:  # the book's record answers it (`Retrieval.stated`): its title page shown
+        span = title_page_span(book)
+        return [DigestLine(part=0, text=" ".join(book.text[span[0]:span[1]].split()), passage_id="", section=None,
+                           label=TITLE_PAGE_LABEL, start=span[0], end=span[1], score=0.0)] if span else []
     passages = retrieval.parts[0].passages if retrieval.parts else []
     if retrieval.overview == FIRST_PERSON:
         return _narrator_lines(passages, context)
@@ -251,6 +258,26 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         picked = [firsts[round(i * (len(firsts) - 1) / (_MAX_LINES - 1))] for i in range(_MAX_LINES)] \
             if len(firsts) > _MAX_LINES else firsts
     return [_line(book, 0, passage, start, end) for passage, start, end in picked]
+
+
+def _headings(retrieval: Retrieval, context) -> list[DigestLine]:
+    """The headings of the chapters asked about (all of them for the
+    contents), each as printed, cited by its chapter's first passage so that
+    a click goes there; none of a chapter a reading limit comes before."""
+    book, lines = context.book, []
+    asked = retrieval.within or [section.ordinal for section in book.sections]
+    for ordinal in asked:
+        section = book.sections[ordinal - 1]
+        heading = book.text[section.start:section.body_start]
+        if not heading.strip() or (retrieval.until is not None and section.start >= retrieval.until):
+            continue
+        first = context.passages_overlapping(section.body_start, section.body_start)
+        if not first:
+            continue
+        start = section.start + len(heading) - len(heading.lstrip())
+        end = section.body_start - (len(heading) - len(heading.rstrip()))
+        lines.append(_line(book, 0, first[0], start, end))
+    return lines
 
 
 def _narrator_lines(passages: list, context) -> list[DigestLine]:
@@ -387,7 +414,8 @@ def digest_markdown(lines: list[DigestLine], part_texts: list[str]) -> str:
         if len(part_texts) > 1:
             out.append(f"{part_heading(text)}:")
         for line in mine:
-            out.append(f"  {quoted(' '.join(line.text.split()))} [{line.passage_id}, {line.label}]")
+            cited = ", ".join(mark for mark in (line.passage_id, line.label) if mark)
+            out.append(f"  {quoted(' '.join(line.text.split()))} [{cited}]")
     return "\n".join(out)
 
 

@@ -72,6 +72,13 @@ def without_asking_so_far(question: str) -> str:
     return re.sub(r"(?:^|(?<=[?.!]))\s*[,;:]\s*", " ", rest).strip(" ,;:") or question
 
 
+def without_chapter_references(question: str) -> str:
+    """The question without the chapters it names by number, place or where
+    the reader is ("What is chapter 5 called?": "What is called?")."""
+    question = _plain_quotes(question)
+    return _POSITIONED.sub(" ", _NUMBERED.sub(" ", _RELATIVE.sub(" ", question)))
+
+
 def chapters_from_here(question: str) -> list[int]:
     """The chapters a question names by where the reader is, as steps from
     the one they are in: "this chapter" 0, "the previous chapter" -1, "the

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 import time
 
+from .bookfacts import BOOK_RECORD, CONTENTS
 from .followup import PERSONAL_PRONOUNS, subjects_of
 from .named import GENERIC_WORDS
 from .narrator import outside_dialogue, says_i
@@ -56,7 +57,9 @@ OVERVIEW_EVIDENCE = {OUTLINE: "the book in outline, each chapter's opening acros
                      FIRST_PERSON: "where its telling says \u201cI\u201d outside dialogue, from the first such line to "
                                    "its last chapter: one of its people tells it",
                      THIRD_PERSON: "its first lines: its telling hardly ever says \u201cI\u201d outside dialogue, so "
-                                   "none of its people tells it (it is told in the third person)"}
+                                   "none of its people tells it (it is told in the third person)",
+                     CONTENTS: "its contents, each chapter's heading as printed",
+                     BOOK_RECORD: "its record: the title and author its file gives, and its title page"}
 _THE_BOOK = re.compile(r"\b(?:this|the|that)\s+(?:whole\s+|entire\s+)?(?:book|novel|story|tale|work)\b", re.I)
 # "it", "this", "that" left once "this book" is taken out refer to something said before.
 _REFERENCES = PERSONAL_PRONOUNS | {"it", "its", "this", "that", "these", "those"}
@@ -100,6 +103,7 @@ def overview_evidence(kind: str | None, chapters: list[int] | None = None) -> st
             ENDING: f"{theirs} last pages",
             PEOPLE: f"the people {theirs} pages name most, each where first named",
             PLACES: f"the places {theirs} pages name most, each where first named",
+            CONTENTS: f"{theirs} heading{'' if len(chapters) == 1 else 's'} as printed",
             }.get(kind, OVERVIEW_EVIDENCE.get(kind))  # who tells it: as of the book
 
 

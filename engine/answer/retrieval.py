@@ -90,6 +90,9 @@ class Retrieval:
     overview: str | None = None
     # Names the question uses and the book never does, each {"name", "closest"} (absent.py).
     absent: list[dict] = field(default_factory=list)
+    # A question about the book itself ("Who wrote it?", "How many chapters?"): its answer, from the book's
+    # record (bookfacts.py), with `overview` the kind of fact.
+    stated: str | None = None
 
     @property
     def ranked(self) -> list[Node]:

@@ -11,6 +11,7 @@ from ..index.searchfiles import current_generation
 from ..llm.errors import ContextLimitError, ModelError
 from ..llm.generator import is_small
 from ..llm.types import CancelToken
+from .bookfacts import CONTENTS, book_fact
 from .context import BookContext
 from .planning import Plan, code_plan, model_plan
 from .absent import names_not_in_book, nothing_to_answer
@@ -21,7 +22,7 @@ from .followup import Earlier, as_earlier, follow_up_question, follows_record
 from .named import asks_only_what_was_read, chapter_not_in_book, no_chapter_from_here, without_asking_so_far
 from .overview import ENDING, asks_about_the_chapters, asks_about_the_whole_book, overview, overview_kind
 from .related import RELATED_BUDGET, RELATED_QUESTION, related_plan
-from .retrieval import Features, Retrieval, retrieve
+from .retrieval import Features, PartEvidence, Retrieval, retrieve
 from .selection import about_question, focus_record, within_question, within_record
 
 
@@ -164,6 +165,10 @@ class AnswerSession:
         in particular, the chapters in outline for one about them alone
         (overview.py), else retrieval, with half the budget from the
         chapters it names beside a subject of its own (named.py)."""
+        if focus is None and as_earlier(after) is None:
+            fact = self._book_fact(plan, question, until, within, here)
+            if fact is not None:
+                return fact
         named = self.named_sections(question, focus, within, here)
         found = None
         if focus is None and as_earlier(after) is None and not named:
@@ -182,6 +187,25 @@ class AnswerSession:
             for part in found.parts:
                 part.passages, part.sources = [], {}
         return found
+
+    def _book_fact(self, plan: Plan, question: str, until: int | None, within: list[int] | None,
+                   here: int | None) -> Retrieval | None:
+        """A question about the book itself (bookfacts.py), answered from its
+        record: no passages, the chapters' headings quoted by the digest;
+        None for any other question. Chapters named past a reading limit
+        are refused as `checked_within` refuses them."""
+        started = time.perf_counter()
+        chapters = within or self.context.sections_named_in(question, here)[0]
+        fact = book_fact(question, self.context.book, chapters, until)
+        if fact is None:
+            return None
+        kind, stated = fact
+        if kind == CONTENTS and chapters:
+            chapters = self.checked_within(chapters, until)
+        return Retrieval(plan=plan, parts=[PartEvidence(part=part) for part in plan.parts],
+                         seconds=time.perf_counter() - started, until=until, overview=kind, stated=stated,
+                         within=chapters if kind == CONTENTS and chapters else None,
+                         meaning_share=self.context.meaning_share)
 
     def related(self, focus: tuple[int, int], budget: int = RELATED_BUDGET, until: int | None = None,
                 within: list[int] | None = None) -> Retrieval:
@@ -413,9 +437,10 @@ class AnswerSession:
                     "first_token": round(digested - started + first_token, 3) if first_token is not None else None,
                     "total": round(time.perf_counter() - started, 3)}
 
-        def evidence_alone(**why) -> AnswerResult:
+        def evidence_alone(answer: str = "", **why) -> AnswerResult:
             return AnswerResult(
-                question=question, answer="", lead="digest", citations=[], citations_dropped=0, not_found=False,
+                question=question, answer=answer, lead="answer" if answer else "digest", citations=[],
+                citations_dropped=0, not_found=False,
                 retried=False, digest=digest, retrieval=retrieval, plan=plan, cancelled=cancel.cancelled,
                 labels=labels, timings=timings(None), reading_limit=limit, focus=about,
                 within=chapters, named=named_record, overview=retrieval.overview, follows=follows,
@@ -423,6 +448,8 @@ class AnswerSession:
 
         if related:
             return evidence_alone(written=False, related=True)
+        if retrieval.stated:  # the book's record answers it: no model call
+            return evidence_alone(retrieval.stated)
         if not self.writes_answers or nothing_to_answer(retrieval.absent):
             return evidence_alone(written=False)
         # The evidence is found and shown: a model that cannot be loaded or

@@ -282,7 +282,8 @@ def entry_markdown(entry: HistoryEntry) -> str:
         lines.append("**Evidence**")
         lines.append("")
         for line in digest:
-            lines.append(f"- {quoted(line['text'])} \u2014 {line['label']} [{line['passage_id']}]")
+            passage = f" [{line['passage_id']}]" if line["passage_id"] else ""  # the title page is in none
+            lines.append(f"- {quoted(line['text'])} \u2014 {line['label']}{passage}")
         lines.append("")
     if entry.answer:
         heading = "**Draft answer**" if result.get("lead") == "digest" else "**Answer**"

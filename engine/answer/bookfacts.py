@@ -1,0 +1,208 @@
+"""Questions about the book as a thing rather than its story: who wrote it,
+what it is called, when it came out, how many chapters it has and what they
+are called. The book's record answers them (the title and author its file
+gives, the year its opening pages give, its contents); a search of the text
+quoted chance lines that say "wrote" or "chapter" ("Who wrote this book?"
+got Sir Walter's letter to his cousin). The answer is stated in one line,
+without a model, and the chapters' headings asked about are quoted, each a
+link to its chapter."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from ..book import readable
+from .named import without_chapter_references
+from .planning import words
+
+BOOK_RECORD, CONTENTS = "record", "contents"
+TITLE_PAGE_LABEL = "Title page"  # what a line quoting it is cited as: it is in no passage
+
+# What a book's sections and their containers are called, as a question may say it.
+_SECTION_NOUNS = {"chapter", "stave", "adventure", "letter", "section", "canto", "story", "episode", "part", "book",
+                  "volume", "epilogue", "prologue", "preface", "introduction", "foreword", "afterword", "postscript"}
+_PLURALS = {"story": "stories"}
+_HOW_MANY = re.compile(r"\b(?:how\s+many|(?:the\s+)?number\s+of)\s+([a-z]+)\b", re.I)
+_CONTENTS = re.compile(r"\b(?:table\s+of\s+)?contents\b", re.I)
+_AUTHOR = re.compile(r"\bwho\s+(?:wrote|writes|has\s+written|had\s+written|penned|is\s+the\s+author|was\s+the\s+author)"
+                     r"\b|\bauthor(?:s|ship)?\b|\bwriter\b|\bwritten\s+by\b|\bby\s+whom\b", re.I)
+# "What is it called?" asks for a title; "Who named Black Beauty?" does not.
+_WHAT = re.compile(r"^\W*what\b", re.I)
+_WHEN = re.compile(r"^\W*(?:when|(?:in\s+)?(?:what|which)\s+year)\b", re.I)
+_CAME_OUT = re.compile(r"\b(?:written|wrote|published|publish|publication|come\s+out|came\s+out|printed|appeared)\b",
+                       re.I)
+_NAMING = {"called", "titled", "entitled", "named", "name", "names", "title", "titles", "heading", "headings"}
+# The words of the book itself ("Who wrote this novel?"), not of something in it.
+_THE_WORK = {"book", "novel", "story", "tale", "work", "text", "novella"}
+_AUTHOR_WORDS = {"wrote", "write", "writes", "written", "author", "authors", "authorship", "writer", "penned",
+                 "published", "publish", "publication", "printed", "appeared", "come", "came", "out", "year",
+                 "date"} | _NAMING | _THE_WORK
+_LISTING = {"list", "listed", "contents"}
+_CONTENTS_WORDS = {"table", "number", "numbers"} | _LISTING | _NAMING | _THE_WORK
+# Words any of these questions may have besides their own: "Can you tell me who wrote this book?"
+_FUNCTION_WORDS = {"what", "whats", "what's", "who", "who's", "whos", "whom", "whose", "which", "when", "how", "is",
+                   "are", "was", "were", "be", "been", "the", "a", "an", "of", "this", "that", "these", "those", "it",
+                   "its", "it's", "by", "in", "on", "for", "did", "does", "do", "has", "have", "had", "there", "me",
+                   "tell", "please", "show", "give", "can", "could", "would", "you", "i", "all", "each", "every",
+                   "and", "many", "first", "originally", "s"}
+# A year on a line of its own on the title page ("(1818)"), or "published in 1877" in a note before the text.
+_TITLE_PAGE_YEAR = re.compile(r"^\W*(1[5-9]\d\d|20\d\d)\W*$|\bpublished\s+in\s+(1[5-9]\d\d|20\d\d)\b", re.M | re.I)
+# How far into the text a title page naming the author is looked for.
+_TITLE_PAGE_CHARACTERS = 1500
+# A title written in the text more often than this is a name there too ("Emma").
+_TITLE_USES = 1
+# A chapter's title is not said over again for more of them than this: the headings below say them.
+_TITLES_SAID = 4
+
+
+def book_fact(question: str, book, chapters: list[int], until: int | None = None) -> tuple[str, str] | None:
+    """The kind of fact a question asks about the book itself, and the answer
+    in one line; None for a question about its story. `chapters`: the
+    ordinals of those it names ("What is chapter 5 called?", "the last
+    chapter"), each as the book numbers them; `until`: a reading limit."""
+    rest = _without_title(question, book)
+    if any(word[:1].isupper() and word != "I" for word in words(rest)[1:]):
+        return None  # a name: "Who wrote Anne's letter?"
+    # Every word must be one of these questions' own: "When was the will
+    # written?" asks about the will ("will" is a stopword, so all words count).
+    asked = {word.lower() for word in words(without_chapter_references(rest))} - _FUNCTION_WORDS
+    nouns = _nouns_of(book)
+    sections_asked = {_singular(word) for word in asked} - _THE_WORK & nouns
+    how_many = _HOW_MANY.search(rest)
+    if all(word in _CONTENTS_WORDS or _singular(word) in nouns for word in asked) and (
+            how_many and _singular(how_many.group(1).lower()) in nouns or _CONTENTS.search(rest)
+            or (chapters or sections_asked) and asked & (_NAMING | _LISTING)):
+        return CONTENTS, contents_statement(book, chapters, until)
+    if asked <= _AUTHOR_WORDS and (_AUTHOR.search(rest) or (_WHEN.match(rest) and _CAME_OUT.search(rest))
+                                   or asked & _NAMING and (asked & _THE_WORK or asked <= _NAMING)
+                                   and (_WHAT.match(rest) or asked & {"title", "titles"})):
+        return BOOK_RECORD, title_page_statement(book, rest)
+    return None
+
+
+def contents_statement(book, chapters: list[int], until: int | None = None) -> str:
+    """How many chapters the book has and of what kind, first to last (and
+    how many of them a reader who has read up to `until` has begun: only
+    their headings are shown); or what the chapters asked about are called."""
+    sections = book.sections
+    if chapters:
+        named = [sections[ordinal - 1] for ordinal in chapters if 1 <= ordinal <= len(sections)]
+        if len(named) > _TITLES_SAID:
+            return f"The headings of {named[0].label} to {named[-1].label} are below."
+        said = [f"{section.label} is called \u201c{readable(section.title)}\u201d" if section.title else
+                f"{section.label} has no title of its own" for section in named]
+        return "; ".join(said) + "."
+    if len(sections) <= 1:
+        return f"{book.title} is not divided into chapters."
+    kinds = Counter(_noun_of(section) for section in sections)
+    main, count = kinds.most_common(1)[0]
+    others = [_counted(number, noun) for noun, number in kinds.items() if noun != main]
+    counted = " and ".join([_counted(count, main), *others]) if len(others) < 2 else \
+        f"{_counted(count, main)}, {', '.join(others[:-1])} and {others[-1]}"
+    parts = ""
+    if len(book.parts) > 1:  # "in a part" says nothing
+        part_noun = book.parts[0].label.split()[0].lower()
+        parts = f" in {_counted(len(book.parts), part_noun if part_noun in _SECTION_NOUNS else 'part')}"
+    if until is not None and sections[-1].start >= until:
+        begun = sum(1 for section in sections if section.start < until)
+        return (f"{book.title} has {counted}{parts}; you have begun {begun} of them, whose headings are below "
+                "(the others' are left out until you read on).")
+    return (f"{book.title} has {counted}{parts}, from {sections[0].display_name} to "
+            f"{sections[-1].display_name}.")
+
+
+def title_page_statement(book, question: str) -> str:
+    """Who wrote the book, what it is called, or when it came out, as its record and title page say."""
+    author = book.metadata.get("author")
+    by = f", by {author}" if author else ""
+    if _WHEN.match(question) and _CAME_OUT.search(question):
+        year = title_page_year(book)
+        if year:
+            return f"{book.title}{by}: the book's opening pages give the year {year}."
+        return f"{book.title}{by}: the book's file gives no year of writing or publication."
+    if not _AUTHOR.search(question):
+        return f"This book is {book.title}{by}."
+    return f"{book.title} is by {author}." if author else f"{book.title}: the book's file names no author."
+
+
+def title_page_year(book) -> int | None:
+    """The year the text before the first chapter gives: on a line of its
+    own on the title page ("(1818)"), or in a note ("originally published in
+    1877"); not any year there (an author's dates, a transcriber's edition)."""
+    front = book.text[:book.sections[0].start if book.sections else 0][:4000]
+    found = _TITLE_PAGE_YEAR.search(front)
+    return int(found.group(1) or found.group(2)) if found else None
+
+
+def title_page_span(book) -> tuple[int, int] | None:
+    """The title page: the book's first lines, to the one naming its author
+    and a year on the line after it ("Persuasion / by / Jane Austen /
+    (1818)"); None where its opening pages do not name the author."""
+    author = book.metadata.get("author", "").split()
+    front = book.text[:min(book.sections[0].start if book.sections else 0, _TITLE_PAGE_CHARACTERS)]
+    named = re.search(rf"(?<!\w){re.escape(author[-1])}(?!\w)[^\n]*", front, re.I) if author else None
+    if named is None:
+        return None
+    end = named.end()
+    year = re.match(r"\s*\n\s*\(?(?:1[5-9]\d\d|20\d\d)\)?[ \t]*(?=\n|$)", front[end:])
+    end += year.end() if year else 0
+    start = len(front) - len(front.lstrip())
+    return start, end
+
+
+def _without_title(question: str, book) -> str:
+    """The question without the book's title ("Who wrote Persuasion?",
+    "How many staves does A Christmas Carol have?"): it names the book, not
+    someone in it. A title the text uses as a name ("Emma", "Black Beauty")
+    only where it can name nothing but the book ("Who wrote Emma?", "the
+    chapters of Emma"): "Who named Black Beauty?" asks about the horse."""
+    for title in dict.fromkeys([book.title, re.split(r"[:;]", book.title)[0]]):
+        title = title.strip()
+        if not title:
+            continue
+        written = rf"(?<!\w){re.escape(title)}(?!\w)"
+        if _uses_in_text(book, title) <= _TITLE_USES:
+            question = re.sub(written, " ", question, flags=re.I)
+        else:
+            question = re.sub(rf"\b(wrote|write|writes|written|penned|of|in|does|did|has)\s+{written}", r"\1 ",
+                              question, flags=re.I)
+    return question
+
+
+_title_uses: dict[tuple[str, int, str], int] = {}
+
+
+def _uses_in_text(book, title: str) -> int:
+    """How often the text after the title page writes the title as it is
+    written (counted once a book: a pass over a long novel's text)."""
+    key = (book.book_id, len(book.text), title)
+    if key not in _title_uses:
+        body = book.text[book.sections[0].body_start if book.sections else 0:]
+        _title_uses[key] = len(re.findall(rf"(?<!\w){re.escape(title)}(?!\w)", body))
+    return _title_uses[key]
+
+
+def _nouns_of(book) -> set[str]:
+    """What the book's sections and parts are called ("stave", "part"), and "chapter" and "section" always."""
+    labels = [section.label for section in book.sections] + [part.label for part in book.parts]
+    return {"chapter", "section"} | {word.lower() for label in labels for word in re.findall(r"[A-Za-z]+", label)
+                                     if word.lower() in _SECTION_NOUNS}
+
+
+def _noun_of(section) -> str:
+    """What the book calls a section, by its label's last name for it ("Part I, Chapter III": a chapter)."""
+    own = section.label.split(",")[-1].split()
+    noun = own[0].lower() if own else ""
+    return noun if noun in _SECTION_NOUNS else "section"
+
+
+def _singular(word: str) -> str:
+    plural = {value: key for key, value in _PLURALS.items()}
+    return plural.get(word) or (word[:-1] if word.endswith("s") and not word.endswith("ss") else word)
+
+
+def _counted(number: int, noun: str) -> str:
+    if number == 1:
+        return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
+    return f"{number} {_PLURALS.get(noun, noun + 's')}"
