@@ -1897,4 +1897,7 @@ def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
         panel.ask()
     assert contents.args[0]["answer"] == "Chapter 2 is called \u201cThe Hunt\u201d."
     assert [line["section"] for line in contents.args[0]["digest"]] == [2]
+    assert contents.args[0]["within"]["sections"] == [2]
+    assert ("About Chapter 2: The Hunt only, as a whole: the evidence is its heading as printed."
+            in panel.answer_view.toPlainText())
     window.close()

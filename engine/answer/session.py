@@ -427,7 +427,9 @@ class AnswerSession:
         labels = {s.ordinal: s.label for s in self.context.book.sections}
         limit = self.context.reading_limit(until)
         about = focus_record(self.context, focus) if focus is not None else None
-        chapters = within_record(self.context, within) if within is not None else None
+        # "What is chapter 5 called?" is about chapter 5 alone, though it names no subject of its own.
+        about_chapters = within if within is not None else retrieval.within if retrieval.stated else None
+        chapters = within_record(self.context, about_chapters) if about_chapters is not None else None
         named_record = within_record(self.context, retrieval.named) if retrieval.named else None
         follows = None if related else self.follows(question, after, until)
 
