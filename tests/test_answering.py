@@ -475,6 +475,22 @@ def test_a_question_about_the_whole_book_gets_the_book_in_outline(session):
     assert session.retrieve("What happens?", budget=3, after="Who was Dick?").overview is None
     assert session.retrieve("How does it end?", budget=3).overview == "ending"
     assert session.retrieve("How does it end?", budget=3, after="Who was Dick?").overview is None
+    # "The first line", "the last words": the book's own first or last sentences (a search on "line"
+    # and "words" had quoted chance lines), of the book or of a chapter named.
+    first_sentence = context.sentences(context.store.node(openings[1]))[0]
+    for question in ("What is the first line of the book?", "What is the opening sentence?",
+                     "Quote the first paragraph"):
+        opening = session.retrieve(question, budget=3)
+        assert opening.overview == "opening", question
+        assert (session.digest(opening)[0].start, session.digest(opening)[0].end) == first_sentence, question
+    last_words = session.retrieve("What are the last words of the book?", budget=3)
+    assert last_words.overview == "ending"
+    assert session.digest(last_words)[-1].end == max(end for _, end in context.sentences(context.store.node(last)))
+    second_opening = session.retrieve("What is the first sentence of chapter 2?", budget=3)
+    assert second_opening.within == [2] and second_opening.overview == "opening"
+    assert (session.digest(second_opening)[0].start,
+            session.digest(second_opening)[0].end) == context.sentences(context.store.node(openings[2]))[0]
+    assert session.retrieve("What are the first words the old horse says?", budget=3).overview is None
     stopped = CancelToken()
     stopped.cancel()
     result = session.ask("Summarize the book", budget=6, planner="code", cancel=stopped)

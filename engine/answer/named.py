@@ -47,7 +47,10 @@ GENERIC_WORDS = {"summarize", "summarise", "summary", "summaries", "recap", "hap
                  "volume", "letter", "adventure", "canto", "episode", "contents", "content",
                  # how it begins or ends: its first or last pages (overview.py)
                  "begin", "begins", "beginning", "start", "starts", "opening", "opens", "end", "ends", "ending",
-                 "ended", "finish", "finishes", "conclude", "concludes", "conclusion"}
+                 "ended", "finish", "finishes", "conclude", "concludes", "conclusion",
+                 # "the first line", "the last words", "quote the opening paragraph": its text, not a subject
+                 "line", "lines", "sentence", "sentences", "paragraph", "paragraphs", "words", "page", "pages",
+                 "quote", "verbatim", "exact", "exactly"}
 
 
 # "What has happened so far?", "no spoilers": only what the reader has read.
