@@ -341,6 +341,11 @@ def test_the_chapters_a_question_names_are_found_by_their_numbers(tmp_path):
     assert chapter_not_in_book("Summarize chapters 4-6", carol).endswith("no chapter 6 in this book, which runs from "
                                                                         "Stave I to Stave V")
     assert "no chapter 12 in" in chapter_not_in_book("What happens in the twelfth chapter?", carol)
+    # Places in digits, and a chapter 0 (it had been taken for no number, so the question for the whole book).
+    assert sections_named_in("What happens in the 3rd stave?", carol) == ([3], True)
+    assert "no stave 9 in" in chapter_not_in_book("Summarize the 9th stave", carol)
+    for nothing in ("What happens in chapter 0?", "What happens in chapters 0-2?"):
+        assert "there is no chapter 0 in this book" in chapter_not_in_book(nothing, carol), nothing
     for fine in ("Summarize Stave V", "What happens in the last stave?", "What happens in part one of the story?",
                  "Who is Marley?", "Does Scrooge read book 2 of his ledger?"):
         assert chapter_not_in_book(fine, carol) is None, fine
@@ -1078,6 +1083,8 @@ def test_a_question_about_the_book_itself_is_answered_from_its_record(session):
     result = session.ask("Who is the author?")
     assert (result.answer, result.lead, result.tokens["prompt"]) == ("Black Beauty is by Anna Sewell.", "answer", 0)
     assert result.as_dict()["stated"] == result.answer
+    counted = session.retrieve("How many chapters are there in chapters 2 to 3?")
+    assert counted.stated == "There are 2 chapters, from Chapter 2: The Hunt to Chapter 3: My Breaking In."
     # Questions about the story that share these words are searched as before.
     for question in ("Who wrote the letter?", "When was the will written?", "How many horses are there?",
                      "Who named the horse?", "What happens in chapter 2?", "What is the name of the horse?",

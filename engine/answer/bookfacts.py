@@ -73,7 +73,7 @@ def book_fact(question: str, book, chapters: list[int], until: int | None = None
     if all(word in _CONTENTS_WORDS or _singular(word) in nouns for word in asked) and (
             how_many and _singular(how_many.group(1).lower()) in nouns or _CONTENTS.search(rest)
             or (chapters or sections_asked) and asked & (_NAMING | _LISTING)):
-        return CONTENTS, contents_statement(book, chapters, until)
+        return CONTENTS, contents_statement(book, chapters, until, counted=bool(how_many))
     if asked <= _AUTHOR_WORDS and (_AUTHOR.search(rest) or (_WHEN.match(rest) and _CAME_OUT.search(rest))
                                    or asked & _NAMING and (asked & _THE_WORK or asked <= _NAMING)
                                    and (_WHAT.match(rest) or asked & {"title", "titles"})):
@@ -81,11 +81,20 @@ def book_fact(question: str, book, chapters: list[int], until: int | None = None
     return None
 
 
-def contents_statement(book, chapters: list[int], until: int | None = None) -> str:
+def contents_statement(book, chapters: list[int], until: int | None = None, counted: bool = False) -> str:
     """How many chapters the book has and of what kind, first to last (and
     how many of them a reader who has read up to `until` has begun: only
-    their headings are shown); or what the chapters asked about are called."""
+    their headings are shown); or what the chapters asked about are called,
+    or, `counted`, how many there are ("How many chapters are in part 2?")."""
     sections = book.sections
+    if chapters and counted and len(chapters) > 1:
+        named = [sections[ordinal - 1] for ordinal in chapters if 1 <= ordinal <= len(sections)]
+        kinds = Counter(_noun_of(section) for section in named)
+        whole = [part.label for part in book.parts
+                 if [section for section in sections if section.part == part.ordinal] == named]
+        return (f"{whole[0] if whole else 'There'} {'has' if whole else 'are'} "
+                f"{_counted(len(named), kinds.most_common(1)[0][0])}, from {named[0].display_name} to "
+                f"{named[-1].display_name}.")
     if chapters:
         named = [sections[ordinal - 1] for ordinal in chapters if 1 <= ordinal <= len(sections)]
         if len(named) > _TITLES_SAID:

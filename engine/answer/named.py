@@ -35,9 +35,9 @@ _RELATIVE = re.compile(
     rf"\s+(?:{_RELATIVE_KINDS})"
     rf"|the\s+(?:{_RELATIVE_KINDS})\s+(?:(?P<side>before|after)\s+(?:this(?:\s+one)?|it)"
     rf"|I(?:'m|\s+am)\s+(?:reading|on|in)))\b", re.IGNORECASE)
-# "the last chapter", "the third stave", "the opening chapter"
-_POSITIONED = re.compile(rf"\bthe\s+(first|opening|last|final|closing|{WORD_NUMBER_PATTERN})\s+({_KINDS})\b",
-                         re.IGNORECASE)
+# "the last chapter", "the third stave", "the 3rd chapter", "the opening chapter"
+_POSITIONED = re.compile(rf"\bthe\s+(first|opening|last|final|closing|\d+(?:st|nd|rd|th)|{WORD_NUMBER_PATTERN})"
+                         rf"\s+({_KINDS})\b", re.IGNORECASE)
 # Words that ask what a chapter holds rather than about a subject of their own.
 GENERIC_WORDS = {"summarize", "summarise", "summary", "summaries", "recap", "happen", "happens", "happened",
                  "happening", "events", "event", "plot", "going", "describe", "description", "overview", "outline",
@@ -120,7 +120,7 @@ def sections_named_in(question: str, book, titles: "ChapterTitles | None" = None
         elif place in ("last", "final", "closing"):
             found.add(numbered[-1].ordinal)
         else:
-            found |= set(_by_numbers(book, {kind.lower(): {parse_number(place) or 0}}))
+            found |= set(_by_numbers(book, {kind.lower(): {_place_number(place)}}))
     if not found:
         return [], False
     rest = _POSITIONED.sub(" ", _NUMBERED.sub(" ", question))
@@ -160,7 +160,7 @@ def chapter_not_in_book(question: str, book) -> str | None:
         return None
     kinds = Counter(kind for section in book.sections for kind, _ in _label_numbers(book, section))
     named = [(kind.lower(), _numbers(numbers)) for kind, numbers in _NUMBERED.findall(question)]
-    named += [(kind.lower(), {parse_number(place) or 0}) for place, kind in _POSITIONED.findall(question)
+    named += [(kind.lower(), {_place_number(place)}) for place, kind in _POSITIONED.findall(question)
               if place.lower() not in _ENDS]
     for kind, numbers in named:
         if kind != "chapter" and kind not in kinds:
@@ -190,17 +190,23 @@ def _span(book, kind: str, kinds: Counter) -> str:
     return f", whose sections are numbered {min(numbers)} to {max(numbers)}" if numbers else ""
 
 
+def _place_number(place: str) -> int:
+    """The number of a place in order: "third", "3rd" (0 for none)."""
+    return int(place[:-2]) if place[:-2].isdigit() else parse_number(place) or 0
+
+
 def _numbers(text: str) -> set[int]:
-    """The numbers a chapter reference names: "2-4", "II and III", "forty-seven" (one number, not a range)."""
+    """The numbers a chapter reference names: "2-4", "II and III", "forty-seven" (one number, not a range);
+    "chapter 0" names 0, which no book has."""
     whole = parse_number(text.strip())
-    if whole:
+    if whole is not None:
         return {whole}
     values: set[int] = set()
     for low, high in _RANGE.findall(text):
         first, last = parse_number(low), parse_number(high)
-        if first and last and first < last <= first + 60:
+        if first is not None and last is not None and first < last <= first + 60:
             values.update(range(first, last + 1))
-    values.update(value for value in map(parse_number, _ONE_NUMBER.findall(_RANGE.sub(" ", text))) if value)
+    values.update(value for value in map(parse_number, _ONE_NUMBER.findall(_RANGE.sub(" ", text))) if value is not None)
     return values
 
 
