@@ -360,6 +360,11 @@ def test_the_chapters_a_question_names_are_found_by_their_numbers(tmp_path):
     assert sections_named_in("What happens in chapter 3?", parts) == ([3, 6], True)
     assert sections_named_in("Summarize Part 2, chapter 3", parts) == ([6], True)
     assert sections_named_in("What happens in part two?", parts) == ([4, 5, 6], True)
+    # "The first part" of a book in parts is its Part I (it had been its first chapter), "the last part" its last.
+    assert sections_named_in("Summarize the first part", parts) == ([1, 2, 3], True)
+    assert sections_named_in("What happens in the last part?", parts) == ([4, 5, 6], True)
+    assert sections_named_in("Summarize the 2nd part", parts) == ([4, 5, 6], True)
+    assert sections_named_in("What happens in the first part of the story?", carol) == ([1], True)  # no parts
     assert chapter_not_in_book("What happens in part three?", parts).endswith(", which runs from Part I to Part II")
     # A number in words with a hyphen is one number, not a range ("Chapter Forty-Seven" of Little Women).
     text = "A TALE OF MANY\n\nby Nobody\n\n\n" + "".join(
@@ -1083,6 +1088,9 @@ def test_a_question_about_the_book_itself_is_answered_from_its_record(session):
     result = session.ask("Who is the author?")
     assert (result.answer, result.lead, result.tokens["prompt"]) == ("Black Beauty is by Anna Sewell.", "answer", 0)
     assert result.as_dict()["stated"] == result.answer
+    part = session.retrieve("What is the first part called?")  # the excerpt's chapters are all in Part I
+    assert part.stated == ("Part I has no title of its own; its 3 chapters run from Chapter 1: My Early Home to "
+                           "Chapter 3: My Breaking In.")
     counted = session.retrieve("How many chapters are there in chapters 2 to 3?")
     assert counted.stated == "There are 2 chapters, from Chapter 2: The Hunt to Chapter 3: My Breaking In."
     # Questions about the story that share these words are searched as before.
@@ -1091,6 +1099,30 @@ def test_a_question_about_the_book_itself_is_answered_from_its_record(session):
                      "How many letters does the master write?", "Who wrote to Duchess?"):
         assert book_fact(question, book, context.sections_named_in(question)[0]) is None, question
         assert session.retrieve(question).stated is None, question
+
+
+def test_a_question_with_courtesies_or_asked_indirectly_is_taken_plainly(stave_one):
+    from engine.answer.wording import plainly_worded
+
+    for typed, plain in (("Who is Marley? please", "Who is Marley?"), ("who is marley thanks", "who is marley"),
+                         ("Please, who is Belle?", "who is Belle?"), ("What happens in stave 2, please?",
+                                                                       "What happens in stave 2?"),
+                         ("Can you tell me who Marley is?", "Who is Marley?"),
+                         ("Could you please tell me where Bath is?", "Where is Bath?"),
+                         ("Do you know how old Anne is?", "How old is Anne?"),
+                         ("Tell me how the story ends", "How the story ends?")):
+        assert plainly_worded(typed) == plain, typed
+    for kept in ("Why does Scrooge say thanks?", "Who is Mr Thanks?", "Who says please?", "Tell me about Anne",
+                 "please", "Did Scrooge thank the boy?"):
+        assert plainly_worded(kept) == kept, kept
+    # "who is marley thanks" had asked who "marley thanks" is ("not in this book"); "who Marley is" was no
+    # who-is question, so its digest did not lead with where the book first names him.
+    asked = stave_one.retrieve("Who is Marley?")
+    assert stave_one.digest(asked)[0].text == "MARLEY was dead: to begin with."
+    for typed in ("who is marley thanks", "Can you tell me who Marley is?"):
+        found = stave_one.retrieve(typed)
+        assert found.absent == [] and found.order == asked.order, typed
+        assert stave_one.digest(found)[0].text == "MARLEY was dead: to begin with.", typed
 
 
 def test_who_someone_is_is_answered_from_lines_that_name_them():

@@ -87,25 +87,28 @@ def contents_statement(book, chapters: list[int], until: int | None = None, coun
     their headings are shown); or what the chapters asked about are called,
     or, `counted`, how many there are ("How many chapters are in part 2?")."""
     sections = book.sections
-    if chapters and counted and len(chapters) > 1:
-        named = [sections[ordinal - 1] for ordinal in chapters if 1 <= ordinal <= len(sections)]
-        kinds = Counter(_noun_of(section) for section in named)
-        whole = [part.label for part in book.parts
-                 if [section for section in sections if section.part == part.ordinal] == named]
-        return (f"{whole[0] if whole else 'There'} {'has' if whole else 'are'} "
-                f"{_counted(len(named), kinds.most_common(1)[0][0])}, from {named[0].display_name} to "
-                f"{named[-1].display_name}.")
-    if chapters:
-        named = [sections[ordinal - 1] for ordinal in chapters if 1 <= ordinal <= len(sections)]
+    named = [sections[ordinal - 1] for ordinal in chapters if 1 <= ordinal <= len(sections)]
+    # A part asked about ("What is the first part called?", "How many chapters are in part 2?"): its chapters.
+    part = next((part for part in book.parts
+                 if named and [section for section in sections if section.part == part.ordinal] == named), None)
+    if part is not None and not counted:
+        called = f"is called {_title(part.title)}" if part.title else "has no title of its own"
+        return _sentence(f"{part.label} {called}; its {_counted(len(named), _main_noun(named))} run from "
+                         f"{named[0].display_name} to {named[-1].display_name}")
+    if named and counted and len(named) > 1:
+        return _sentence(f"{part.label if part else 'There'} {'has' if part else 'are'} "
+                         f"{_counted(len(named), _main_noun(named))}, from {named[0].display_name} to "
+                         f"{named[-1].display_name}")
+    if named:
         if len(named) > _TITLES_SAID:
             return f"The headings of {named[0].label} to {named[-1].label} are below."
-        said = [f"{section.label} is called \u201c{readable(section.title)}\u201d" if section.title else
+        said = [f"{section.label} is called {_title(section.title)}" if section.title else
                 f"{section.label} has no title of its own" for section in named]
         return "; ".join(said) + "."
     if len(sections) <= 1:
         return f"{book.title} is not divided into chapters."
     kinds = Counter(_noun_of(section) for section in sections)
-    main, count = kinds.most_common(1)[0]
+    main, count = _main_noun(sections), kinds[_main_noun(sections)]
     others = [_counted(number, noun) for noun, number in kinds.items() if noun != main]
     counted = " and ".join([_counted(count, main), *others]) if len(others) < 2 else \
         f"{_counted(count, main)}, {', '.join(others[:-1])} and {others[-1]}"
@@ -117,8 +120,8 @@ def contents_statement(book, chapters: list[int], until: int | None = None, coun
         begun = sum(1 for section in sections if section.start < until)
         return (f"{book.title} has {counted}{parts}; you have begun {begun} of them, whose headings are below "
                 "(the others' are left out until you read on).")
-    return (f"{book.title} has {counted}{parts}, from {sections[0].display_name} to "
-            f"{sections[-1].display_name}.")
+    return _sentence(f"{book.title} has {counted}{parts}, from {sections[0].display_name} to "
+                     f"{sections[-1].display_name}")
 
 
 def title_page_statement(book, question: str) -> str:
@@ -204,6 +207,21 @@ def _noun_of(section) -> str:
     own = section.label.split(",")[-1].split()
     noun = own[0].lower() if own else ""
     return noun if noun in _SECTION_NOUNS else "section"
+
+
+def _title(title: str) -> str:
+    """A chapter's title quoted, as the contents show it, without the stop some books print after it."""
+    return f"\u201c{readable(title).rstrip('.')}\u201d"
+
+
+def _sentence(text: str) -> str:
+    """The text with one stop at its end ("...to Chapter VII: The Conclusion." is not stopped twice)."""
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _main_noun(sections: list) -> str:
+    """What the book calls most of these sections ("chapter")."""
+    return Counter(_noun_of(section) for section in sections).most_common(1)[0][0]
 
 
 def _singular(word: str) -> str:

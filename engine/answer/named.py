@@ -115,7 +115,11 @@ def sections_named_in(question: str, book, titles: "ChapterTitles | None" = None
     numbered = [s for s in book.sections if s.number is not None] or list(book.sections)
     for place, kind in _POSITIONED.findall(question):
         place = place.lower()
-        if place in ("first", "opening"):
+        if kind.lower() in _CONTAINERS and book.parts:  # "the first part": its chapters, not the first chapter
+            which = 1 if place in ("first", "opening") else len(book.parts) if place in _ENDS else _place_number(place)
+            found |= {section.ordinal for section in book.sections
+                      if section.part is not None and section.part == which}
+        elif place in ("first", "opening"):
             found.add(numbered[0].ordinal)
         elif place in ("last", "final", "closing"):
             found.add(numbered[-1].ordinal)
@@ -172,6 +176,7 @@ def chapter_not_in_book(question: str, book) -> str | None:
 
 
 _ENDS = {"first", "opening", "last", "final", "closing"}
+_CONTAINERS = {"part", "volume", "book"}
 
 
 def _span(book, kind: str, kinds: Counter) -> str:

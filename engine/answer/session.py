@@ -24,6 +24,7 @@ from .overview import ENDING, asks_about_the_chapters, asks_about_the_whole_book
 from .related import RELATED_BUDGET, RELATED_QUESTION, related_plan
 from .retrieval import Features, PartEvidence, Retrieval, retrieve
 from .selection import about_question, focus_record, within_question, within_record
+from .wording import plainly_worded
 
 
 # A question with a quoted paragraph in it fits; a pasted chapter does not: it
@@ -233,10 +234,13 @@ class AnswerSession:
 
     def as_asked(self, question: str, until: int | None, at: int | None) -> tuple[str, int | None, int | None]:
         """The question as `retrieve` and `ask` take it, its reading limit
-        and the chapter the reader is in: a name typed without its accents
-        written as the book does ("Leon": "Léon"), "so far" a reading limit
+        and the chapter the reader is in: courtesies off and an indirect
+        question put directly ("Can you tell me who Marley is?": "Who is
+        Marley?"; wording.py), a name typed without its accents written as
+        the book does ("Leon": "Léon"), "so far" a reading limit
         (`limit_asked`), the chapter at `at` for "this chapter"."""
-        question, until = self.limit_asked(self.context.rarity.spelled_as_written(question), until, at)
+        question = self.context.rarity.spelled_as_written(plainly_worded(question))
+        question, until = self.limit_asked(question, until, at)
         return question, until, self.chapter_at(at)
 
     def limit_asked(self, question: str, until: int | None, at: int | None) -> tuple[str, int | None]:

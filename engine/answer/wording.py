@@ -1,0 +1,58 @@
+"""A question as a reader types it, put plainly: courtesies taken off
+("please", "thanks") and a question asked indirectly put directly ("Can you
+tell me who Marley is?": "Who is Marley?"). Left on, "who is marley
+thanks" asked who "marley thanks" is, and the answer said the book never
+names them; "who Marley is" was no who-is question, so it quoted lines
+that say "Marley" rather than where the book first names him."""
+
+from __future__ import annotations
+
+import re
+
+_COURTESY = r"(?:please|pls|plz|thanks|thank\s+you|thx|cheers)"
+_LEADING = re.compile(rf"^\W*(?:{_COURTESY}|hi|hello|hey|ok(?:ay)?)\b[\s,;:!.-]*", re.I)
+_TRAILING = re.compile(rf"(?P<before>[,;:.?!]?)\s*\b(?P<word>{_COURTESY})\b[\s.!]*(?P<mark>\?)?[\s.!]*$", re.I)
+# Words after which "thanks" or "please" is what is said or given, not a courtesy: "Why does Scrooge say thanks?"
+_TAKES_IT = {"say", "says", "said", "saying", "give", "gives", "gave", "giving", "offer", "offers", "offered",
+             "return", "returns", "returned", "express", "expresses", "expressed", "a", "no", "any", "his", "her",
+             "their", "its", "my", "your", "our", "without", "with", "for"}
+# "Can you tell me", "Please tell me", "I'd like to know", "Do you know": before a question word.
+_ASKING = re.compile(r"^\W*(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:tell|show)\s+me"
+                     r"|(?:please\s+)?tell\s+me|(?:do|does)\s+(?:you|anyone)\s+know"
+                     r"|i(?:'d|\s+would)\s+like\s+to\s+know|i\s+(?:want|wonder|need)\s+to\s+know|i\s+wonder)"
+                     r"\s+(?=(?:who|what|where|when|why|how|which|whether|if)\b)", re.I)
+# "who Marley is", "where Bath was": the verb put back before its subject.
+_INDIRECT = re.compile(r"^(?P<wh>who|what|where|when|which|how\s+old|how\s+many\s+\w+)\s+(?P<subject>.+?)\s+"
+                       r"(?P<verb>is|was|are|were)\W*$", re.I)
+
+
+def plainly_worded(question: str) -> str:
+    """The question without courtesies at its ends, and direct where it was
+    asked indirectly; as typed where nothing of it would be left."""
+    plain = _without_trailing_courtesy(_LEADING.sub("", question.strip()))
+    asking = _ASKING.match(plain)
+    if asking:
+        plain = plain[asking.end():]
+        indirect = _INDIRECT.match(plain)
+        if indirect:
+            plain = f"{indirect['wh']} {indirect['verb']} {indirect['subject']}?"
+        plain = plain[:1].upper() + plain[1:]
+        if not plain.rstrip().endswith(("?", ".", "!")):
+            plain = plain.rstrip() + "?"
+    return plain.strip() if any(character.isalnum() for character in plain) else question
+
+
+def _without_trailing_courtesy(question: str) -> str:
+    """"Who is Marley? please", "..., thanks", "who is marley thanks": the
+    question before it. Not a word that ends a question of its own: one
+    capitalised ("Who is Mr Thanks?"), or after a word that takes it ("Why
+    does Scrooge say thanks?")."""
+    found = _TRAILING.search(question)
+    if found is None:
+        return question
+    head = question[:found.start()].rstrip()
+    if not found["before"]:
+        last = re.findall(r"[A-Za-z']+", head)[-1:]
+        if not found["word"].islower() or not last or last[0].lower() in _TAKES_IT:
+            return question
+    return head + ("?" if found["before"] == "?" or found["mark"] else "")
