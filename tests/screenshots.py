@@ -210,7 +210,8 @@ def main() -> int:
                            ("22-the-main-characters", "Who are the main characters?"),
                            ("23-who-tells-it", "Who is the narrator?"),
                            ("24-the-contents", "How many chapters are there?"),
-                           ("25-who-wrote-it", "Who wrote this book?")):
+                           ("25-who-wrote-it", "Who wrote this book?"),
+                           ("26-how-long-is-it", "How long will it take me to read?")):
         window.ask_panel.question.setText(question)
         done.clear()
         refused.clear()

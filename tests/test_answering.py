@@ -1093,12 +1093,32 @@ def test_a_question_about_the_book_itself_is_answered_from_its_record(session):
                            "Chapter 3: My Breaking In.")
     counted = session.retrieve("How many chapters are there in chapters 2 to 3?")
     assert counted.stated == "There are 2 chapters, from Chapter 2: The Hunt to Chapter 3: My Breaking In."
+    # How long it is: its words counted, pages and hours of reading; its longest chapter; how much is left.
+    words = [len(book.text[section.start:section.end].split()) for section in book.sections]
+    length = session.retrieve("How long will it take me to read?")
+    assert length.overview == "length" and session.digest(length) == []
+    assert length.stated == (f"Black Beauty runs to {sum(words):,} words in 3 chapters, about "
+                             f"{round(sum(words) / 300)} pages: about 15 minutes of reading at 250 words a minute.")
+    longest = book.sections[words.index(max(words))]
+    assert session.retrieve("Which chapter is the longest?").stated == (
+        f"Of Black Beauty's 3 chapters, the longest is {longest.display_name}, at {max(words):,} words.")
+    at = book.sections[1].body_start  # the heading's words read
+    unread = len(book.text[at:book.sections[1].end].split()) + words[2]
+    left = session.retrieve("How much is left?", at=at)
+    assert left.stated.startswith(f"From where you are in Chapter 2: The Hunt, {unread:,} of its {sum(words):,} "
+                                  "words are left")
+    assert "which is not known here" in session.retrieve("How much is left?").stated  # no place given
+    second = session.retrieve("How long is chapter 2?")
+    assert second.stated.startswith(f"Chapter 2: The Hunt runs to {words[1]:,} words")
+    assert [line.section for line in session.digest(second)] == [2]
     # Questions about the story that share these words are searched as before.
     for question in ("Who wrote the letter?", "When was the will written?", "How many horses are there?",
                      "Who named the horse?", "What happens in chapter 2?", "What is the name of the horse?",
-                     "How many letters does the master write?", "Who wrote to Duchess?"):
+                     "How many letters does the master write?", "Who wrote to Duchess?",
+                     "How long did the hunt last?", "How long is the field?", "How much did the master pay?"):
         assert book_fact(question, book, context.sections_named_in(question)[0]) is None, question
         assert session.retrieve(question).stated is None, question
+    assert book_fact("What is the name of the third part?", book, []) is None  # not "What is this book called?"
 
 
 def test_a_question_with_courtesies_or_asked_indirectly_is_taken_plainly(stave_one):

@@ -1900,4 +1900,11 @@ def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
     assert contents.args[0]["within"]["sections"] == [2]
     assert ("About Chapter 2: The Hunt only, as a whole: the evidence is its heading as printed."
             in panel.answer_view.toPlainText())
+    # How much is left: counted from where the reader is.
+    window.reader.scroll_to_offset(window.book.sections[2].start + 10)
+    panel.question.setText("How much is left?")
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as left:
+        panel.ask()
+    assert left.args[0]["overview"] == "length"
+    assert left.args[0]["answer"].startswith("From where you are in Chapter 3: My Breaking In, ")
     window.close()

@@ -16,7 +16,7 @@ from ..book import readable
 from .named import without_chapter_references
 from .planning import words
 
-BOOK_RECORD, CONTENTS = "record", "contents"
+BOOK_RECORD, CONTENTS, LENGTH = "record", "contents", "length"
 TITLE_PAGE_LABEL = "Title page"  # what a line quoting it is cited as: it is in no passage
 
 # What a book's sections and their containers are called, as a question may say it.
@@ -35,6 +35,17 @@ _CAME_OUT = re.compile(r"\b(?:written|wrote|published|publish|publication|come\s
 _NAMING = {"called", "titled", "entitled", "named", "name", "names", "title", "titles", "heading", "headings"}
 # The words of the book itself ("Who wrote this novel?"), not of something in it.
 _THE_WORK = {"book", "novel", "story", "tale", "work", "text", "novella"}
+_LENGTH = re.compile(r"\bhow\s+long\b|\bhow\s+many\s+(?:words|pages)\b|\b(?:word|page)\s+count\b|\blength\b"
+                     r"|\breading\s+time\b|\bhow\s+much\b.*\b(?:left|remains?|remaining|more)\b"
+                     r"|\b(?:longest|shortest)\b", re.I)
+_LEFT = re.compile(r"\b(?:left|remains?|remaining|more|finish|finished|end)\b", re.I)
+_LONGEST, _SHORTEST = re.compile(r"\blongest\b", re.I), re.compile(r"\bshortest\b", re.I)
+_LENGTH_WORDS = {"long", "longer", "length", "words", "word", "pages", "page", "count", "read", "reading", "take",
+                 "takes", "time", "hours", "minutes", "left", "remain", "remains", "remaining", "more", "much",
+                 "finish", "finished", "end", "longest", "shortest", "will", "me", "to", "until", "get",
+                 "through"} | _THE_WORK
+# An adult reads a novel at about this many words a minute; a printed page holds about this many.
+WORDS_A_MINUTE, WORDS_A_PAGE = 250, 300
 _AUTHOR_WORDS = {"wrote", "write", "writes", "written", "author", "authors", "authorship", "writer", "penned",
                  "published", "publish", "publication", "printed", "appeared", "come", "came", "out", "year",
                  "date"} | _NAMING | _THE_WORK
@@ -56,17 +67,23 @@ _TITLE_USES = 1
 _TITLES_SAID = 4
 
 
-def book_fact(question: str, book, chapters: list[int], until: int | None = None) -> tuple[str, str] | None:
+def book_fact(question: str, book, chapters: list[int], until: int | None = None,
+              at: int | None = None) -> tuple[str, str] | None:
     """The kind of fact a question asks about the book itself, and the answer
     in one line; None for a question about its story. `chapters`: the
     ordinals of those it names ("What is chapter 5 called?", "the last
-    chapter"), each as the book numbers them; `until`: a reading limit."""
+    chapter"), each as the book numbers them; `until`: a reading limit;
+    `at`: where the reader is (for "How much is left?")."""
     rest = _without_title(question, book)
     if any(word[:1].isupper() and word != "I" for word in words(rest)[1:]):
         return None  # a name: "Who wrote Anne's letter?"
     # Every word must be one of these questions' own: "When was the will
     # written?" asks about the will ("will" is a stopword, so all words count).
-    asked = {word.lower() for word in words(without_chapter_references(rest))} - _FUNCTION_WORDS
+    unreferenced = without_chapter_references(rest)
+    asked = {word.lower() for word in words(unreferenced)} - _FUNCTION_WORDS
+    # A part or chapter named that the book has not ("the third part" of a book not in parts) is no
+    # question of its record: "What is the name of the third part?" is not "What is this book called?".
+    names_a_chapter = len(words(unreferenced)) < len(words(rest))
     nouns = _nouns_of(book)
     sections_asked = {_singular(word) for word in asked} - _THE_WORK & nouns
     how_many = _HOW_MANY.search(rest)
@@ -74,9 +91,12 @@ def book_fact(question: str, book, chapters: list[int], until: int | None = None
             how_many and _singular(how_many.group(1).lower()) in nouns or _CONTENTS.search(rest)
             or (chapters or sections_asked) and asked & (_NAMING | _LISTING)):
         return CONTENTS, contents_statement(book, chapters, until, counted=bool(how_many))
-    if asked <= _AUTHOR_WORDS and (_AUTHOR.search(rest) or (_WHEN.match(rest) and _CAME_OUT.search(rest))
-                                   or asked & _NAMING and (asked & _THE_WORK or asked <= _NAMING)
-                                   and (_WHAT.match(rest) or asked & {"title", "titles"})):
+    if asked and all(word in _LENGTH_WORDS or _singular(word) in nouns for word in asked) and _LENGTH.search(rest):
+        return LENGTH, length_statement(book, rest, chapters, at if at is not None else until)
+    asks_when = _WHEN.match(rest) and _CAME_OUT.search(rest)
+    asks_title = asked & _NAMING and (asked & _THE_WORK or asked <= _NAMING) and (
+        _WHAT.match(rest) or asked & {"title", "titles"})
+    if not names_a_chapter and asked <= _AUTHOR_WORDS and (_AUTHOR.search(rest) or asks_when or asks_title):
         return BOOK_RECORD, title_page_statement(book, rest)
     return None
 
@@ -122,6 +142,63 @@ def contents_statement(book, chapters: list[int], until: int | None = None, coun
                 "(the others' are left out until you read on).")
     return _sentence(f"{book.title} has {counted}{parts}, from {sections[0].display_name} to "
                      f"{sections[-1].display_name}")
+
+
+def length_statement(book, question: str, chapters: list[int], at: int | None) -> str:
+    """How long the book (or the chapters named) is: its words, pages and
+    hours of reading; its longest or shortest chapter; or, from where the
+    reader is (`at`), how much is left."""
+    sections = book.sections
+    counts = section_words(book)
+    if _LONGEST.search(question) or _SHORTEST.search(question):
+        said = []
+        if _LONGEST.search(question):
+            longest = max(sections, key=lambda section: counts[section.ordinal - 1])
+            said.append(f"the longest is {longest.display_name}, at {counts[longest.ordinal - 1]:,} words")
+        if _SHORTEST.search(question):
+            shortest = min(sections, key=lambda section: counts[section.ordinal - 1])
+            said.append(f"the shortest is {shortest.display_name}, at {counts[shortest.ordinal - 1]:,} words")
+        text = "; ".join(said)
+        return _sentence(f"Of {book.title}'s {_counted(len(sections), _main_noun(sections))}, {text}")
+    if chapters:
+        named = [sections[ordinal - 1] for ordinal in chapters if 1 <= ordinal <= len(sections)]
+        words = sum(counts[section.ordinal - 1] for section in named)
+        what = named[0].display_name if len(named) == 1 else f"{named[0].label} to {named[-1].label}"
+        return _sentence(f"{what} {'runs' if len(named) == 1 else 'run'} to {words:,} words: {_reading(words)}")
+    words = sum(counts)
+    whole = (f"{book.title} runs to {words:,} words in {_counted(len(sections), _main_noun(sections))}, "
+             f"about {_counted(max(1, round(words / WORDS_A_PAGE)), 'page')}: {_reading(words)}")
+    if not _LEFT.search(question):
+        return _sentence(whole)
+    if at is None:
+        return _sentence(f"{whole}; how much is left is counted from where you are reading, which is not known "
+                         "here")
+    left = sum(len(book.text[max(section.start, at):section.end].split()) for section in sections
+               if section.end > at)
+    # Between two chapters (the end of a reading limit): the one before.
+    place = book.section_at(at) or next((section for section in reversed(sections) if section.start < at), None)
+    where = f" in {place.display_name}" if place else ""
+    return _sentence(f"From where you are{where}, {left:,} of its {words:,} words are left "
+                     f"({left / max(1, words):.0%} of the book): {_reading(left)}")
+
+
+def section_words(book) -> list[int]:
+    """Each section's words, in order (counted once a book)."""
+    key = (book.book_id, len(book.text), "\0words")
+    if key not in _counted_once:
+        _counted_once[key] = [len(book.text[section.start:section.end].split()) for section in book.sections]
+    return _counted_once[key]
+
+
+def _reading(words: int) -> str:
+    """How long that many words take to read, rounded as a reader would say it."""
+    minutes = words / WORDS_A_MINUTE
+    if minutes < 55:
+        time = _counted(max(1, round(minutes / 5) * 5 if minutes >= 10 else round(minutes)), "minute")
+    else:
+        hours, rest = divmod(round(minutes / 10) * 10, 60)
+        time = f"{hours} hour{'s' if hours > 1 else ''} {rest} minutes" if rest else _counted(hours, "hour")
+    return f"about {time} of reading at {WORDS_A_MINUTE} words a minute"
 
 
 def title_page_statement(book, question: str) -> str:
@@ -182,17 +259,17 @@ def _without_title(question: str, book) -> str:
     return question
 
 
-_title_uses: dict[tuple[str, int, str], int] = {}
+_counted_once: dict[tuple[str, int, str], object] = {}
 
 
 def _uses_in_text(book, title: str) -> int:
     """How often the text after the title page writes the title as it is
     written (counted once a book: a pass over a long novel's text)."""
     key = (book.book_id, len(book.text), title)
-    if key not in _title_uses:
+    if key not in _counted_once:
         body = book.text[book.sections[0].body_start if book.sections else 0:]
-        _title_uses[key] = len(re.findall(rf"(?<!\w){re.escape(title)}(?!\w)", body))
-    return _title_uses[key]
+        _counted_once[key] = len(re.findall(rf"(?<!\w){re.escape(title)}(?!\w)", body))
+    return _counted_once[key]
 
 
 def _nouns_of(book) -> set[str]:
@@ -231,5 +308,5 @@ def _singular(word: str) -> str:
 
 def _counted(number: int, noun: str) -> str:
     if number == 1:
-        return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
+        return f"{'an' if noun[:1] in 'aeiou' or noun == 'hour' else 'a'} {noun}"
     return f"{number} {_PLURALS.get(noun, noun + 's')}"

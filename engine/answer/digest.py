@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bookfacts import BOOK_RECORD, CONTENTS, TITLE_PAGE_LABEL, title_page_span
+from .bookfacts import BOOK_RECORD, CONTENTS, LENGTH, TITLE_PAGE_LABEL, title_page_span
 from .expected import expected_answer, holds_answer
 from .narrator import outside_dialogue, says_i
 from .overview import FIRST_PERSON, PEOPLE, PLACES, THIRD_PERSON
@@ -227,8 +227,10 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
     book = context.book
     if retrieval.overview in (PEOPLE, PLACES):
         return _introductions(retrieval, context)
-    if retrieval.overview == CONTENTS:
+    if retrieval.overview == CONTENTS or retrieval.overview == LENGTH and retrieval.within:
         return _headings(retrieval, context)
+    if retrieval.overview == LENGTH:
+        return []  # counted from the book's chapters (`Retrieval.stated`): no line of it says so
     if retrieval.overview == BOOK_RECORD:  # the book's record answers it (`Retrieval.stated`): its title page shown
         span = title_page_span(book)
         return [DigestLine(part=0, text=" ".join(book.text[span[0]:span[1]].split()), passage_id="", section=None,

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 import time
 
-from .bookfacts import BOOK_RECORD, CONTENTS
+from .bookfacts import BOOK_RECORD, CONTENTS, LENGTH, WORDS_A_MINUTE
 from .followup import PERSONAL_PRONOUNS, subjects_of
 from .named import GENERIC_WORDS
 from .narrator import outside_dialogue, says_i
@@ -61,7 +61,8 @@ OVERVIEW_EVIDENCE = {OUTLINE: "the book in outline, each chapter's opening acros
                      THIRD_PERSON: "its first lines: its telling hardly ever says \u201cI\u201d outside dialogue, so "
                                    "none of its people tells it (it is told in the third person)",
                      CONTENTS: "its contents, each chapter's heading as printed",
-                     BOOK_RECORD: "its record: the title and author its file gives, and its title page"}
+                     BOOK_RECORD: "its record: the title and author its file gives, and its title page",
+                     LENGTH: f"its length: the words of its chapters, counted, read at {WORDS_A_MINUTE} words a minute"}
 _THE_BOOK = re.compile(r"\b(?:this|the|that)\s+(?:whole\s+|entire\s+)?(?:book|novel|story|tale|work)\b", re.I)
 # "it", "this", "that" left once "this book" is taken out refer to something said before.
 _REFERENCES = PERSONAL_PRONOUNS | {"it", "its", "this", "that", "these", "those"}
@@ -106,6 +107,7 @@ def overview_evidence(kind: str | None, chapters: list[int] | None = None) -> st
             PEOPLE: f"the people {theirs} pages name most, each where first named",
             PLACES: f"the places {theirs} pages name most, each where first named",
             CONTENTS: f"{theirs} heading{'' if len(chapters) == 1 else 's'} as printed",
+            LENGTH: f"{theirs} words, counted",
             }.get(kind, OVERVIEW_EVIDENCE.get(kind))  # who tells it: as of the book
 
 

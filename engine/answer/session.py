@@ -11,7 +11,7 @@ from ..index.searchfiles import current_generation
 from ..llm.errors import ContextLimitError, ModelError
 from ..llm.generator import is_small
 from ..llm.types import CancelToken
-from .bookfacts import CONTENTS, book_fact
+from .bookfacts import CONTENTS, LENGTH, book_fact
 from .context import BookContext
 from .planning import Plan, code_plan, model_plan
 from .absent import names_not_in_book, nothing_to_answer
@@ -155,19 +155,19 @@ class AnswerSession:
         focus = self.checked_focus(focus)
         within = self.scope(question, focus, within, until, here)
         return self.evidence(self.plan(question, planner, cancel, until, focus, within, after), question, budget,
-                             until, focus, within, after, features, here)
+                             until, focus, within, after, features, here, at)
 
     def evidence(self, plan: Plan, question: str, budget: int = 12, until: int | None = None,
                  focus: tuple[int, int] | None = None, within: list[int] | None = None,
                  after: str | Earlier | None = None, features: Features | None = None,
-                 here: int | None = None) -> Retrieval:
+                 here: int | None = None, at: int | None = None) -> Retrieval:
         """The passages for a planned question (`within` and `focus` checked):
         the book in outline for a question about the whole of it and nothing
         in particular, the chapters in outline for one about them alone
         (overview.py), else retrieval, with half the budget from the
         chapters it names beside a subject of its own (named.py)."""
         if focus is None and as_earlier(after) is None:
-            fact = self._book_fact(plan, question, until, within, here)
+            fact = self._book_fact(plan, question, until, within, here, at)
             if fact is not None:
                 return fact
         named = self.named_sections(question, focus, within, here)
@@ -190,23 +190,21 @@ class AnswerSession:
         return found
 
     def _book_fact(self, plan: Plan, question: str, until: int | None, within: list[int] | None,
-                   here: int | None) -> Retrieval | None:
+                   here: int | None, at: int | None) -> Retrieval | None:
         """A question about the book itself (bookfacts.py), answered from its
         record: no passages, the chapters' headings quoted by the digest;
         None for any other question. Chapters named past a reading limit
         are refused as `checked_within` refuses them."""
         started = time.perf_counter()
         chapters = within or self.context.sections_named_in(question, here)[0]
-        fact = book_fact(question, self.context.book, chapters, until)
+        fact = book_fact(question, self.context.book, chapters, until, at)
         if fact is None:
             return None
         kind, stated = fact
-        if kind == CONTENTS and chapters:
-            chapters = self.checked_within(chapters, until)
+        chapters = self.checked_within(chapters, until) if kind in (CONTENTS, LENGTH) and chapters else None
         return Retrieval(plan=plan, parts=[PartEvidence(part=part) for part in plan.parts],
                          seconds=time.perf_counter() - started, until=until, overview=kind, stated=stated,
-                         within=chapters if kind == CONTENTS and chapters else None,
-                         meaning_share=self.context.meaning_share)
+                         within=chapters, meaning_share=self.context.meaning_share)
 
     def related(self, focus: tuple[int, int], budget: int = RELATED_BUDGET, until: int | None = None,
                 within: list[int] | None = None) -> Retrieval:
@@ -421,7 +419,7 @@ class AnswerSession:
         else:
             plan = self.plan(question, planner, cancel, until, focus, within, after)
             planned = time.perf_counter()
-            retrieval = self.evidence(plan, question, budget, until, focus, within, after, here=here)
+            retrieval = self.evidence(plan, question, budget, until, focus, within, after, here=here, at=at)
         # The evidence shown first is timed, not a retry's wider retrieval.
         retrieval_seconds = retrieval.seconds
         digest = self.digest(retrieval)
@@ -472,7 +470,8 @@ class AnswerSession:
             if (generated["finish"] != "cancelled" and not_found(generated["text"]) and budget < RETRY_BUDGET
                     and not draft):
                 retried = True
-                retrieval = self.evidence(plan, question, RETRY_BUDGET, until, focus, within, after, here=here)
+                retrieval = self.evidence(plan, question, RETRY_BUDGET, until, focus, within, after, here=here,
+                                          at=at)
                 if on_retry is not None:
                     on_retry(retrieval)
                 first = generated
