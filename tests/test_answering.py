@@ -1101,7 +1101,7 @@ def test_a_question_about_the_book_itself_is_answered_from_its_record(session):
                              f"{round(sum(words) / 300)} pages: about 15 minutes of reading at 250 words a minute.")
     longest = book.sections[words.index(max(words))]
     assert session.retrieve("Which chapter is the longest?").stated == (
-        f"Of Black Beauty's 3 chapters, the longest is {longest.display_name}, at {max(words):,} words.")
+        f"Of the 3 chapters of Black Beauty, the longest is {longest.display_name}, at {max(words):,} words.")
     at = book.sections[1].body_start  # the heading's words read
     unread = len(book.text[at:book.sections[1].end].split()) + words[2]
     left = session.retrieve("How much is left?", at=at)

@@ -114,11 +114,11 @@ def contents_statement(book, chapters: list[int], until: int | None = None, coun
     if part is not None and not counted:
         called = f"is called {_title(part.title)}" if part.title else "has no title of its own"
         return _sentence(f"{part.label} {called}; its {_counted(len(named), _main_noun(named))} run from "
-                         f"{named[0].display_name} to {named[-1].display_name}")
+                         f"{_name(named[0])} to {_name(named[-1])}")
     if named and counted and len(named) > 1:
         return _sentence(f"{part.label if part else 'There'} {'has' if part else 'are'} "
-                         f"{_counted(len(named), _main_noun(named))}, from {named[0].display_name} to "
-                         f"{named[-1].display_name}")
+                         f"{_counted(len(named), _main_noun(named))}, from {_name(named[0])} to "
+                         f"{_name(named[-1])}")
     if named:
         if len(named) > _TITLES_SAID:
             return f"The headings of {named[0].label} to {named[-1].label} are below."
@@ -127,11 +127,7 @@ def contents_statement(book, chapters: list[int], until: int | None = None, coun
         return "; ".join(said) + "."
     if len(sections) <= 1:
         return f"{book.title} is not divided into chapters."
-    kinds = Counter(_noun_of(section) for section in sections)
-    main, count = _main_noun(sections), kinds[_main_noun(sections)]
-    others = [_counted(number, noun) for noun, number in kinds.items() if noun != main]
-    counted = " and ".join([_counted(count, main), *others]) if len(others) < 2 else \
-        f"{_counted(count, main)}, {', '.join(others[:-1])} and {others[-1]}"
+    counted = _sections_counted(sections)
     parts = ""
     if len(book.parts) > 1:  # "in a part" says nothing
         part_noun = book.parts[0].label.split()[0].lower()
@@ -140,8 +136,8 @@ def contents_statement(book, chapters: list[int], until: int | None = None, coun
         begun = sum(1 for section in sections if section.start < until)
         return (f"{book.title} has {counted}{parts}; you have begun {begun} of them, whose headings are below "
                 "(the others' are left out until you read on).")
-    return _sentence(f"{book.title} has {counted}{parts}, from {sections[0].display_name} to "
-                     f"{sections[-1].display_name}")
+    return _sentence(f"{book.title} has {counted}{parts}, from {_name(sections[0])} to "
+                     f"{_name(sections[-1])}")
 
 
 def length_statement(book, question: str, chapters: list[int], at: int | None) -> str:
@@ -154,19 +150,19 @@ def length_statement(book, question: str, chapters: list[int], at: int | None) -
         said = []
         if _LONGEST.search(question):
             longest = max(sections, key=lambda section: counts[section.ordinal - 1])
-            said.append(f"the longest is {longest.display_name}, at {counts[longest.ordinal - 1]:,} words")
+            said.append(f"the longest is {_name(longest)}, at {counts[longest.ordinal - 1]:,} words")
         if _SHORTEST.search(question):
             shortest = min(sections, key=lambda section: counts[section.ordinal - 1])
-            said.append(f"the shortest is {shortest.display_name}, at {counts[shortest.ordinal - 1]:,} words")
+            said.append(f"the shortest is {_name(shortest)}, at {counts[shortest.ordinal - 1]:,} words")
         text = "; ".join(said)
-        return _sentence(f"Of {book.title}'s {_counted(len(sections), _main_noun(sections))}, {text}")
+        return _sentence(f"Of the {_counted(len(sections), 'chapter')} of {book.title}, {text}")
     if chapters:
         named = [sections[ordinal - 1] for ordinal in chapters if 1 <= ordinal <= len(sections)]
         words = sum(counts[section.ordinal - 1] for section in named)
-        what = named[0].display_name if len(named) == 1 else f"{named[0].label} to {named[-1].label}"
+        what = _name(named[0]) if len(named) == 1 else f"{named[0].label} to {named[-1].label}"
         return _sentence(f"{what} {'runs' if len(named) == 1 else 'run'} to {words:,} words: {_reading(words)}")
     words = sum(counts)
-    whole = (f"{book.title} runs to {words:,} words in {_counted(len(sections), _main_noun(sections))}, "
+    whole = (f"{book.title} runs to {words:,} words in {_sections_counted(sections)}, "
              f"about {_counted(max(1, round(words / WORDS_A_PAGE)), 'page')}: {_reading(words)}")
     if not _LEFT.search(question):
         return _sentence(whole)
@@ -177,7 +173,7 @@ def length_statement(book, question: str, chapters: list[int], at: int | None) -
                if section.end > at)
     # Between two chapters (the end of a reading limit): the one before.
     place = book.section_at(at) or next((section for section in reversed(sections) if section.start < at), None)
-    where = f" in {place.display_name}" if place else ""
+    where = f" in {_name(place)}" if place else ""
     return _sentence(f"From where you are{where}, {left:,} of its {words:,} words are left "
                      f"({left / max(1, words):.0%} of the book): {_reading(left)}")
 
@@ -294,6 +290,21 @@ def _title(title: str) -> str:
 def _sentence(text: str) -> str:
     """The text with one stop at its end ("...to Chapter VII: The Conclusion." is not stopped twice)."""
     return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _sections_counted(sections: list) -> str:
+    """"24 chapters", "135 chapters and an epilogue": each kind the book calls its sections by, counted."""
+    kinds = Counter(_noun_of(section) for section in sections)
+    main = _main_noun(sections)
+    others = [_counted(number, noun) for noun, number in kinds.items() if noun != main]
+    if len(others) < 2:
+        return " and ".join([_counted(kinds[main], main), *others])
+    return f"{_counted(kinds[main], main)}, {', '.join(others[:-1])} and {others[-1]}"
+
+
+def _name(section) -> str:
+    """A chapter's name as the contents show it, without the stop some books print after its title."""
+    return section.display_name.rstrip(".")
 
 
 def _main_noun(sections: list) -> str:
