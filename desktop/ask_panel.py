@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.answer.absent import absent_line, nothing_to_answer, respelled
+from engine.answer.bookfacts import FACT_SOURCES
 from engine.answer.digest import quoted
 from engine.answer.followup import earlier_of, earlier_question, leans_on_earlier
 from engine.answer.named import asks_only_what_was_read
@@ -572,8 +573,9 @@ class AskPanel(QWidget):
             first = timings.get("first_token")
             evidence = f"Evidence in {timings['retrieval'] * 1000:.0f} ms{_how_found(result)}"
             if result.get("stated"):
-                self.status.setText(f"Answered from the book's {result.get('overview')} in "
-                                    f"{timings['retrieval'] * 1000:.0f} ms (no model).")
+                source = FACT_SOURCES.get(result.get("overview"), "record")
+                self.status.setText(f"Answered from the book's {source} in {timings['retrieval'] * 1000:.0f} ms "
+                                    "(no model).")
             elif result.get("written") is False:  # no model call: the evidence is all there is
                 self.status.setText(f"{evidence}.")
             elif result.get("model_error"):

@@ -288,6 +288,7 @@ DRAFT_RESTATED = "[this draft only restates the question, so the app does not sh
 
 def run_ask(args) -> int:
     from .answer.absent import absent_line, nothing_to_answer
+    from .answer.bookfacts import FACT_SOURCES
     from .answer.digest import digest_markdown, quoted
     from .answer.session import check_question
     from .llm.types import CancelToken
@@ -310,7 +311,7 @@ def run_ask(args) -> int:
             if nothing_to_answer(retrieval.absent):
                 return  # that line is the answer: no evidence, no model call
             if retrieval.stated:  # the book's record answers it: no model call
-                print(f"Answer (from the book's {retrieval.overview}, no model):\n{retrieval.stated}")
+                print(f"Answer (from the book's {FACT_SOURCES[retrieval.overview]}, no model):\n{retrieval.stated}")
                 if lines:
                     print("\n" + digest_markdown(lines, [part.part.text for part in retrieval.parts]))
                 return

@@ -1111,6 +1111,23 @@ def test_a_question_about_the_book_itself_is_answered_from_its_record(session):
     second = session.retrieve("How long is chapter 2?")
     assert second.stated.startswith(f"Chapter 2: The Hunt runs to {words[1]:,} words")
     assert [line.section for line in session.digest(second)] == [2]
+    # How often a name or a word is used: counted in the text, the first use in each chapter its evidence.
+    body_start = book.sections[0].start
+    gordons = len(re.findall(r"\bGordon\b", book.text[body_start:]))
+    gordon = session.retrieve("how many times is gordon mentioned?")
+    assert gordon.overview == "count" and gordon.plan.parts[0].anchors == ["Gordon"]  # as the book writes it
+    assert gordon.stated.startswith(f"\u201cGordon\u201d is written {gordons} times in Black Beauty, in ")
+    # A word the book does not write as a name is how often something happens: searched as before.
+    assert session.retrieve("How many times is the master mentioned?").overview is None
+    meadows = [body_start + found.start() for found in re.finditer(r"(?i)\bmeadow\b", book.text[body_start:])]
+    meadow = session.retrieve("How often does the word 'meadow' appear?")
+    assert meadow.overview == "count" and meadow.stated.startswith(
+        f"\u201cmeadow\u201d is written {len(meadows)} times in Black Beauty, in ")
+    assert [node.section for node in meadow.passages] == sorted({book.section_at(at).ordinal for at in meadows})
+    assert all(node.start <= min(at for at in meadows if book.section_at(at).ordinal == node.section) < node.end
+               for node in meadow.passages)  # the passage of its first use in each chapter
+    assert session.digest(meadow) and all("meadow" in line.text.lower() for line in session.digest(meadow))
+    assert session.retrieve("How often does the old horse run?").overview is None  # how often it happens: searched
     # Questions about the story that share these words are searched as before.
     for question in ("Who wrote the letter?", "When was the will written?", "How many horses are there?",
                      "Who named the horse?", "What happens in chapter 2?", "What is the name of the horse?",

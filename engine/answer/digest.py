@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bookfacts import BOOK_RECORD, CONTENTS, LENGTH, TITLE_PAGE_LABEL, title_page_span
+from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, LENGTH, TITLE_PAGE_LABEL, title_page_span
 from .expected import expected_answer, holds_answer
 from .narrator import outside_dialogue, says_i
 from .overview import FIRST_PERSON, PEOPLE, PLACES, THIRD_PERSON
@@ -231,6 +231,8 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         return _headings(retrieval, context)
     if retrieval.overview == LENGTH:
         return []  # counted from the book's chapters (`Retrieval.stated`): no line of it says so
+    if retrieval.overview == COUNT:
+        return _uses(retrieval, context)
     if retrieval.overview == BOOK_RECORD:  # the book's record answers it (`Retrieval.stated`): its title page shown
         span = title_page_span(book)
         return [DigestLine(part=0, text=" ".join(book.text[span[0]:span[1]].split()), passage_id="", section=None,
@@ -279,6 +281,22 @@ def _headings(retrieval: Retrieval, context) -> list[DigestLine]:
         start = section.start + len(heading) - len(heading.lstrip())
         end = section.body_start - (len(heading) - len(heading.rstrip()))
         lines.append(_line(book, 0, first[0], start, end))
+    return lines
+
+
+def _uses(retrieval: Retrieval, context) -> list[DigestLine]:
+    """For a how-often question, the sentence of its first use of the phrase
+    counted, one from the middle chapter holding it and one from the last."""
+    passages = retrieval.parts[0].passages if retrieval.parts else []
+    phrase = retrieval.plan.parts[0].anchors[0] if retrieval.plan.parts and retrieval.plan.parts[0].anchors else ""
+    pattern = re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, phrase.split())) + r"(?!\w)", re.I)
+    picked = passages if len(passages) <= _MAX_LINES else [passages[0], passages[len(passages) // 2], passages[-1]]
+    lines = []
+    for passage in picked:
+        for start, end in context.sentences(passage):
+            if end <= passage.end and pattern.search(context.book.text, start, end):
+                lines.append(_line(context.book, 0, passage, start, end))
+                break
     return lines
 
 

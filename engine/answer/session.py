@@ -11,7 +11,7 @@ from ..index.searchfiles import current_generation
 from ..llm.errors import ContextLimitError, ModelError
 from ..llm.generator import is_small
 from ..llm.types import CancelToken
-from .bookfacts import CONTENTS, LENGTH, book_fact
+from .bookfacts import CONTENTS, COUNT, LENGTH, book_fact, how_often
 from .context import BookContext
 from .planning import Plan, code_plan, model_plan
 from .absent import names_not_in_book, nothing_to_answer
@@ -31,6 +31,8 @@ from .wording import plainly_worded
 # would crowd the passages out of the answer's prompt (a 20,000-character one
 # took the default model 88 s to begin, for nothing of use).
 MAX_QUESTION_CHARACTERS = 2000
+# Passages a how-often question's evidence shows at most: where the phrase is first used in each chapter.
+MAX_EVIDENCE = 12
 
 
 def check_question(question: str, book: str) -> None:
@@ -196,6 +198,9 @@ class AnswerSession:
         None for any other question. Chapters named past a reading limit
         are refused as `checked_within` refuses them."""
         started = time.perf_counter()
+        counted = how_often(question, self.context.book, until) if within is None else None
+        if counted is not None:
+            return self._uses(plan, counted, until, started)
         chapters = within or self.context.sections_named_in(question, here)[0]
         fact = book_fact(question, self.context.book, chapters, until, at)
         if fact is None:
@@ -205,6 +210,29 @@ class AnswerSession:
         return Retrieval(plan=plan, parts=[PartEvidence(part=part) for part in plan.parts],
                          seconds=time.perf_counter() - started, until=until, overview=kind, stated=stated,
                          within=chapters, meaning_share=self.context.meaning_share)
+
+    def _uses(self, plan: Plan, counted: tuple[str, str, list[int]], until: int | None,
+              started: float) -> Retrieval:
+        """A how-often question's answer (`how_often`), its evidence the
+        passage of the first use in each chapter (evenly spread over them
+        past the budget), the phrase counted as the plan's anchor."""
+        phrase, stated, found = counted
+        firsts: dict[int, object] = {}  # section ordinal -> the passage of its first use
+        for offset in found:
+            section = self.context.book.section_at(offset)
+            holding = self.context.passages_overlapping(offset, offset)  # none for a chapter's heading
+            if section is not None and section.ordinal not in firsts and holding:
+                firsts[section.ordinal] = holding[-1]
+        passages = list(firsts.values())
+        if len(passages) > MAX_EVIDENCE:
+            passages = [passages[round(i * (len(passages) - 1) / (MAX_EVIDENCE - 1))] for i in range(MAX_EVIDENCE)]
+        plan.parts = plan.parts[:1]
+        plan.parts[0].anchors = [phrase]
+        evidence = PartEvidence(part=plan.parts[0], passages=passages,
+                                sources={passage.id: ["count"] for passage in passages})
+        return Retrieval(plan=plan, parts=[evidence], seconds=time.perf_counter() - started,
+                         order=[passage.id for passage in passages], until=until, overview=COUNT, stated=stated,
+                         meaning_share=self.context.meaning_share)
 
     def related(self, focus: tuple[int, int], budget: int = RELATED_BUDGET, until: int | None = None,
                 within: list[int] | None = None) -> Retrieval:
