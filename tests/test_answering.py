@@ -1128,6 +1128,13 @@ def test_a_question_about_the_book_itself_is_answered_from_its_record(session):
                for node in meadow.passages)  # the passage of its first use in each chapter
     assert session.digest(meadow) and all("meadow" in line.text.lower() for line in session.digest(meadow))
     assert session.retrieve("How often does the old horse run?").overview is None  # how often it happens: searched
+    # Up to a reading limit: only the uses before it, and no passage shown past it.
+    last_chapter = book.section_at(meadows[-1]).ordinal
+    limit = min(at for at in meadows if book.section_at(at).ordinal == last_chapter) + 20  # inside a passage
+    read = session.retrieve("How often does the word 'meadow' appear?", until=limit)
+    assert read.stated.startswith(f"\u201cmeadow\u201d is written {sum(at < limit for at in meadows)} times in "
+                                  "Black Beauty up to where you have read")
+    assert read.passages[-1].section == last_chapter and all(node.end <= limit for node in read.passages)
     # Questions about the story that share these words are searched as before.
     for question in ("Who wrote the letter?", "When was the will written?", "How many horses are there?",
                      "Who named the horse?", "What happens in chapter 2?", "What is the name of the horse?",

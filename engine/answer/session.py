@@ -22,7 +22,7 @@ from .followup import Earlier, as_earlier, follow_up_question, follows_record
 from .named import asks_only_what_was_read, chapter_not_in_book, no_chapter_from_here, without_asking_so_far
 from .overview import ENDING, asks_about_the_chapters, asks_about_the_whole_book, overview, overview_kind
 from .related import RELATED_BUDGET, RELATED_QUESTION, related_plan
-from .retrieval import Features, PartEvidence, Retrieval, retrieve
+from .retrieval import Features, PartEvidence, Retrieval, cut_at, retrieve
 from .selection import about_question, focus_record, within_question, within_record
 from .wording import plainly_worded
 
@@ -223,7 +223,7 @@ class AnswerSession:
             holding = self.context.passages_overlapping(offset, offset)  # none for a chapter's heading
             if section is not None and section.ordinal not in firsts and holding:
                 firsts[section.ordinal] = holding[-1]
-        passages = list(firsts.values())
+        passages = [cut_at(passage, until) for passage in firsts.values()]  # nothing past a reading limit shown
         if len(passages) > MAX_EVIDENCE:
             passages = [passages[round(i * (len(passages) - 1) / (MAX_EVIDENCE - 1))] for i in range(MAX_EVIDENCE)]
         plan.parts = plan.parts[:1]
