@@ -1169,6 +1169,14 @@ def test_a_question_with_courtesies_or_asked_indirectly_is_taken_plainly(stave_o
         assert stave_one.digest(found)[0].text == "MARLEY was dead: to begin with.", typed
 
 
+def test_a_question_that_quotes_the_book_is_answered_by_the_lines_holding_the_quotation(session):
+    # The lines beside it that shared the question's other words were noise.
+    for question in ("Where does the narrator remember 'a large pleasant meadow'?",
+                     "Why does the horse recall \u201ca large, pleasant meadow\u201d?"):  # punctuation aside
+        lines = session.digest(session.retrieve(question))
+        assert lines and all("a large pleasant meadow" in line.text for line in lines), question
+
+
 def test_who_someone_is_is_answered_from_lines_that_name_them():
     from types import SimpleNamespace
 

@@ -156,6 +156,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                          several_passages=len(evidence.passages) > 1)
         chosen = _with_a_named_section(chosen, scored, retrieval.named)
         chosen = _with_the_introduction(chosen, scored, evidence, asked_about)
+        chosen = _holding_what_it_quotes(chosen, scored, part.text)
         for score, (_, _, start, end, _, passage) in sorted(chosen, key=lambda pair: pair[1][2]):
             lines.append(_line(book, index, passage, start, end, round(score, 4)))
     return lines
@@ -167,6 +168,26 @@ def _line(book, part: int, passage, start: int, end: int, score: float = 0.0) ->
     return DigestLine(part=part, text=" ".join(book.text[start:end].split()), passage_id=passage.id,
                       section=passage.section, label=section.label if section else "", start=start, end=end,
                       score=score)
+
+
+def _holding_what_it_quotes(chosen: list, scored: list, question: str) -> list:
+    """For a question that quotes the book ("Where does Scrooge say 'I am
+    as light as a feather'?"), the lines that hold the words it quotes and
+    no others: the lines beside it that share its other words are noise."""
+    quotes = [_plain(first or second) for first, second in _QUOTED.findall(question)]
+    quotes = [quote for quote in quotes if quote.strip().count(" ") >= 1]  # two words at least
+    holding = [pair for pair in scored if any(quote in _plain(pair[1][4]) for quote in quotes)]
+    return holding[:_MAX_LINES] or chosen
+
+
+# A phrase a question quotes, in double quotation marks or single ones not inside a word ("Scrooge's").
+_QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d]+)[\"\u201d]|(?<![\w\u2019'])['\u2018]([^'\u2018\u2019]+)['\u2019](?!\w)")
+
+
+def _plain(text: str) -> str:
+    """Its words in lower case with plain apostrophes, one space between, framed by spaces: how a
+    quotation is matched to the book's text ("God bless us every one" in "God bless Us, Every One!")."""
+    return " " + " ".join(re.findall(r"\w+(?:'\w+)*", text.replace("\u2019", "'").lower())) + " "
 
 
 def _with_a_named_section(chosen: list, scored: list, named: list[int] | None) -> list:
