@@ -1177,6 +1177,20 @@ def test_a_question_that_quotes_the_book_is_answered_by_the_lines_holding_the_qu
         assert lines and all("a large pleasant meadow" in line.text for line in lines), question
 
 
+def test_who_said_a_line_is_answered_by_the_speech_from_where_it_names_its_speaker(stave_one):
+    # The speech's last sentence alone does not say who speaks it; its paragraph does, before it.
+    [line] = stave_one.digest(stave_one.retrieve("Who said 'there's more of gravy than of grave about you'?"))
+    assert line.text.startswith('"Because," said Scrooge, "a little thing affects them.')
+    assert line.text.endswith("There's more of gravy than of grave about you, whatever you are!\"")
+    book = stave_one.context.book
+    assert " ".join(book.text[line.start:line.end].split()) == line.text
+    [said] = stave_one.digest(stave_one.retrieve("Who said 'Mankind was my business'?"))
+    assert said.text == '"Business!" cried the Ghost, wringing its hands again. "Mankind was my business.'
+    # Not for another question: the line as it stands.
+    [quoted] = stave_one.digest(stave_one.retrieve("Why is there 'more of gravy than of grave' about the Ghost?"))
+    assert quoted.text.startswith("There's more of gravy")
+
+
 def test_who_someone_is_is_answered_from_lines_that_name_them():
     from types import SimpleNamespace
 

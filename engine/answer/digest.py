@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 import numpy as np
@@ -157,7 +158,9 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         chosen = _with_a_named_section(chosen, scored, retrieval.named)
         chosen = _with_the_introduction(chosen, scored, evidence, asked_about)
         chosen = _holding_what_it_quotes(chosen, scored, part.text)
+        who_said = _WHO_SAID.match(part.text) is not None
         for score, (_, _, start, end, _, passage) in sorted(chosen, key=lambda pair: pair[1][2]):
+            start = _from_who_spoke(book, start, end) if who_said else start
             lines.append(_line(book, index, passage, start, end, round(score, 4)))
     return lines
 
@@ -168,6 +171,29 @@ def _line(book, part: int, passage, start: int, end: int, score: float = 0.0) ->
     return DigestLine(part=part, text=" ".join(book.text[start:end].split()), passage_id=passage.id,
                       section=passage.section, label=section.label if section else "", start=start, end=end,
                       score=score)
+
+
+def _from_who_spoke(book, start: int, end: int) -> int:
+    """Where a quoted line of a speech begins to say who speaks it: for
+    "Who said 'there's more of gravy than of grave about you'?", the line
+    (the speech's last sentence) from its paragraph's start, '"Because,"
+    said Scrooge, "a little thing affects them. ...'. As it is where the
+    line names a speaker itself or its paragraph does not before it."""
+    if _SPEAKING.search(book.text, start, end):
+        return start
+    starts = [paragraph.start for paragraph in book.paragraphs]
+    paragraph = book.paragraphs[bisect_right(starts, start) - 1] if starts and starts[0] <= start else None
+    if paragraph is None or start - paragraph.start > _SPEECH_REACH or \
+            not _SPEAKING.search(book.text, paragraph.start, start):
+        return start
+    return paragraph.start
+
+
+# "Who said...?", "Who says...?", "Who cried...?": a speaker asked for.
+_WHO_SAID = re.compile(r"^\W*who\s+(?:said|says|say|cried|cries|exclaimed|exclaims|asked|asks|shouted|shouts|"
+                       r"whispered|whispers|replied|replies|spoke|speaks|tells|told)\b", re.I)
+# How far back in its paragraph a line may be taken to reach the words naming its speaker.
+_SPEECH_REACH = 600
 
 
 def _holding_what_it_quotes(chosen: list, scored: list, question: str) -> list:
@@ -401,6 +427,7 @@ def sentence_vectors(sentences: list[tuple], context) -> np.ndarray:
 _SPEECH_VERBS = {"said", "says", "say", "cried", "replied", "asked", "exclaimed", "returned", "answered", "added",
                  "retorted", "observed", "remarked", "continued", "demanded", "inquired", "enquired", "muttered",
                  "whispered", "shouted", "rejoined", "repeated", "interposed", "resumed"}
+_SPEAKING = re.compile(r"\b(?:" + "|".join(sorted(_SPEECH_VERBS)) + r")\b", re.I)
 _CONTRACTION = re.compile(r"(?:n't|'ll|'m|'re|'ve|'d)$", re.I)
 
 
