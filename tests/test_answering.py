@@ -1059,6 +1059,8 @@ def test_a_question_about_the_book_itself_is_answered_from_its_record(session):
     assert all(book.text[line.start:line.end] == line.text and line.passage_id == first_passages[line.section]
                for line in headings)
     for question, stated in (("What is chapter 2 called?", "Chapter 2 is called \u201cThe Hunt\u201d."),
+                             ('Which chapter is called "The Hunt"?', "Chapter 2 is called \u201cThe Hunt\u201d."),
+                             ("Which chapter is My Breaking In?", "Chapter 3 is called \u201cMy Breaking In\u201d."),
                              ("What is the title of the last chapter?",
                               "Chapter 3 is called \u201cMy Breaking In\u201d.")):
         named = session.retrieve(question)

@@ -30,6 +30,8 @@ _HOW_MANY = re.compile(r"\b(?:how\s+many|(?:the\s+)?number\s+of)\s+([a-z]+)\b", 
 _CONTENTS = re.compile(r"\b(?:table\s+of\s+)?contents\b", re.I)
 _AUTHOR = re.compile(r"\bwho\s+(?:wrote|writes|has\s+written|had\s+written|penned|is\s+the\s+author|was\s+the\s+author)"
                      r"\b|\bauthor(?:s|ship)?\b|\bwriter\b|\bwritten\s+by\b|\bby\s+whom\b", re.I)
+# "Which chapter is Silver Blaze?": the chapter a title names, by its number.
+_WHICH = re.compile(r"^\W*(?:which|what\s+number)\b", re.I)
 # "What is it called?" asks for a title; "Who named Black Beauty?" does not.
 _WHAT = re.compile(r"^\W*what\b", re.I)
 _WHEN = re.compile(r"^\W*(?:when|(?:in\s+)?(?:what|which)\s+year)\b", re.I)
@@ -93,6 +95,10 @@ def book_fact(question: str, book, chapters: list[int], until: int | None = None
     chapter"), each as the book numbers them; `until`: a reading limit;
     `at`: where the reader is (for "How much is left?")."""
     rest = _without_title(question, book)
+    for ordinal in chapters:  # named by its title: "Which chapter is called Being Neighborly?"
+        title = re.findall(r"\w+", book.sections[ordinal - 1].title or "") if 1 <= ordinal <= len(book.sections) else []
+        if title:
+            rest = re.sub(r"(?<!\w)" + r"\W+".join(map(re.escape, title)) + r"(?!\w)", " ", rest, flags=re.I)
     if any(word[:1].isupper() and word != "I" for word in words(rest)[1:]):
         return None  # a name: "Who wrote Anne's letter?"
     # Every word must be one of these questions' own: "When was the will
@@ -107,7 +113,7 @@ def book_fact(question: str, book, chapters: list[int], until: int | None = None
     how_many = _HOW_MANY.search(rest)
     if all(word in _CONTENTS_WORDS or _singular(word) in nouns for word in asked) and (
             how_many and _singular(how_many.group(1).lower()) in nouns or _CONTENTS.search(rest)
-            or (chapters or sections_asked) and asked & (_NAMING | _LISTING)):
+            or (chapters or sections_asked) and (asked & (_NAMING | _LISTING) or chapters and _WHICH.match(rest))):
         return CONTENTS, contents_statement(book, chapters, until, counted=bool(how_many))
     if asked and all(word in _LENGTH_WORDS or _singular(word) in nouns for word in asked) and _LENGTH.search(rest):
         return LENGTH, length_statement(book, rest, chapters, at if at is not None else until)
