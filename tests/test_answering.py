@@ -1110,6 +1110,9 @@ def test_a_question_about_the_book_itself_is_answered_from_its_record(session):
     assert left.stated.startswith(f"From where you are in Chapter 2: The Hunt, {unread:,} of its {sum(words):,} "
                                   "words are left")
     assert "which is not known here" in session.retrieve("How much is left?").stated  # no place given
+    chapter_left = session.retrieve("How long until the end of this chapter?", at=at)
+    assert chapter_left.stated.startswith(f"From where you are, {unread - words[2]:,} of the {words[1]:,} words of "
+                                          "Chapter 2: The Hunt are left")
     second = session.retrieve("How long is chapter 2?")
     assert second.stated.startswith(f"Chapter 2: The Hunt runs to {words[1]:,} words")
     assert [line.section for line in session.digest(second)] == [2]

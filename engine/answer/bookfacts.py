@@ -241,6 +241,11 @@ def length_statement(book, question: str, chapters: list[int], at: int | None) -
         named = [sections[ordinal - 1] for ordinal in chapters if 1 <= ordinal <= len(sections)]
         words = sum(counts[section.ordinal - 1] for section in named)
         what = _name(named[0]) if len(named) == 1 else f"{named[0].label} to {named[-1].label}"
+        if _LEFT.search(question) and at is not None and named[0].start <= at < named[-1].end:
+            # "How long until the end of this chapter?"
+            left = sum(len(book.text[max(section.start, at):section.end].split()) for section in named)
+            return _sentence(f"From where you are, {left:,} of the {words:,} words of {what} are left: "
+                             f"{_reading(left)}")
         return _sentence(f"{what} {'runs' if len(named) == 1 else 'run'} to {words:,} words: {_reading(words)}")
     words = sum(counts)
     whole = (f"{book.title} runs to {words:,} words in {_sections_counted(sections)}, "
