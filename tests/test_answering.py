@@ -1042,12 +1042,10 @@ def test_a_book_no_one_in_it_tells_is_said_to_be_told_in_the_third_person(stave_
         assert stave_one.digest(told)[0].passage_id == opening.id
 
 
-def test_a_question_about_the_book_itself_is_answered_from_its_record(session):
-    from engine.answer.bookfacts import book_fact
+def test_the_contents_say_how_many_chapters_there_are_and_what_they_are_called(session):
     from engine.errors import ChapterhouseError
 
-    # "How many chapters?" searched the text for "chapters" (chance lines);
-    # "Who wrote this book?" quoted a line that says "wrote".
+    # "How many chapters?" searched the text for "chapters" (chance lines).
     book, context = session.context.book, session.context
     first_passages = {section.ordinal: context.passages_overlapping(section.body_start, section.body_start)[0].id
                       for section in book.sections}
@@ -1074,7 +1072,17 @@ def test_a_question_about_the_book_itself_is_answered_from_its_record(session):
     assert [line.section for line in session.digest(limited)] == [1, 2]
     with pytest.raises(ChapterhouseError, match="Chapter 3: My Breaking In lies past the reading limit"):
         session.retrieve("What is chapter 3 called?", until=book.sections[1].start + 100)
-    # Who wrote it, what it is called, when it came out: its record, and its title page quoted (in no passage).
+    part = session.retrieve("What is the first part called?")  # the excerpt's chapters are all in Part I
+    assert part.stated == ("Part I has no title of its own; its 3 chapters run from Chapter 1: My Early Home to "
+                           "Chapter 3: My Breaking In.")
+    counted = session.retrieve("How many chapters are there in chapters 2 to 3?")
+    assert counted.stated == "There are 2 chapters, from Chapter 2: The Hunt to Chapter 3: My Breaking In."
+
+
+def test_who_wrote_the_book_is_answered_from_its_record(session):
+    # "Who wrote this book?" quoted a line that says "wrote". Who wrote it, what it is called, when it came out:
+    # its record, and its title page quoted (in no passage).
+    book = session.context.book
     for question, stated in (("Who wrote this book?", "Black Beauty is by Anna Sewell."),
                              ("Who is the author of Black Beauty?", "Black Beauty is by Anna Sewell."),
                              ("What is this book called?", "This book is Black Beauty, by Anna Sewell."),
@@ -1090,12 +1098,11 @@ def test_a_question_about_the_book_itself_is_answered_from_its_record(session):
     result = session.ask("Who is the author?")
     assert (result.answer, result.lead, result.tokens["prompt"]) == ("Black Beauty is by Anna Sewell.", "answer", 0)
     assert result.as_dict()["stated"] == result.answer
-    part = session.retrieve("What is the first part called?")  # the excerpt's chapters are all in Part I
-    assert part.stated == ("Part I has no title of its own; its 3 chapters run from Chapter 1: My Early Home to "
-                           "Chapter 3: My Breaking In.")
-    counted = session.retrieve("How many chapters are there in chapters 2 to 3?")
-    assert counted.stated == "There are 2 chapters, from Chapter 2: The Hunt to Chapter 3: My Breaking In."
-    # How long it is: its words counted, pages and hours of reading; its longest chapter; how much is left.
+
+
+def test_how_long_the_book_is_is_counted_from_its_chapters(session):
+    # Its words counted, pages and hours of reading; its longest chapter; how much is left.
+    book = session.context.book
     words = [len(book.text[section.start:section.end].split()) for section in book.sections]
     length = session.retrieve("How long will it take me to read?")
     assert length.overview == "length" and session.digest(length) == []
@@ -1116,7 +1123,11 @@ def test_a_question_about_the_book_itself_is_answered_from_its_record(session):
     second = session.retrieve("How long is chapter 2?")
     assert second.stated.startswith(f"Chapter 2: The Hunt runs to {words[1]:,} words")
     assert [line.section for line in session.digest(second)] == [2]
-    # How often a name or a word is used: counted in the text, the first use in each chapter its evidence.
+
+
+def test_how_often_a_name_or_a_word_is_used_is_counted_in_the_text(session):
+    # Counted in the text, the first use in each chapter its evidence.
+    book = session.context.book
     body_start = book.sections[0].start
     gordons = len(re.findall(r"\bGordon\b", book.text[body_start:]))
     gordon = session.retrieve("how many times is gordon mentioned?")
@@ -1140,7 +1151,12 @@ def test_a_question_about_the_book_itself_is_answered_from_its_record(session):
     assert read.stated.startswith(f"\u201cmeadow\u201d is written {sum(at < limit for at in meadows)} times in "
                                   "Black Beauty up to where you have read")
     assert read.passages[-1].section == last_chapter and all(node.end <= limit for node in read.passages)
-    # Questions about the story that share these words are searched as before.
+
+
+def test_questions_about_the_story_that_share_those_words_are_searched(session):
+    from engine.answer.bookfacts import book_fact
+
+    book, context = session.context.book, session.context
     for question in ("Who wrote the letter?", "When was the will written?", "How many horses are there?",
                      "Who named the horse?", "What happens in chapter 2?", "What is the name of the horse?",
                      "How many letters does the master write?", "Who wrote to Duchess?",

@@ -98,7 +98,7 @@ def book_fact(question: str, book, chapters: list[int], until: int | None = None
     for ordinal in chapters:  # named by its title: "Which chapter is called Being Neighborly?"
         title = re.findall(r"\w+", book.sections[ordinal - 1].title or "") if 1 <= ordinal <= len(book.sections) else []
         if title:
-            rest = re.sub(r"(?<!\w)" + r"\W+".join(map(re.escape, title)) + r"(?!\w)", " ", rest, flags=re.I)
+            rest = phrase_pattern(" ".join(title)).sub(" ", rest)
     if any(word[:1].isupper() and word != "I" for word in words(rest)[1:]):
         return None  # a name: "Who wrote Anne's letter?"
     # Every word must be one of these questions' own: "When was the will
@@ -136,11 +136,11 @@ def how_often(question: str, book, until: int | None = None) -> tuple[str, str, 
     if asked is None:
         return None
     phrase, named_as_such = _counted_phrase(question[asked.end():])
-    if not phrase:
+    if not re.search(r"\w", phrase):  # nothing to count: "How many times?", a quotation of dots
         return None
     start = book.sections[0].start if book.sections else 0
     end = len(book.text) if until is None else until
-    pattern = re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, phrase.split())) + r"(?!\w)", re.I)
+    pattern = phrase_pattern(phrase)
     if not named_as_such:  # "How often does Scrooge go to bed?" asks how often something happens: searched
         uses = [match.group() for match in pattern.finditer(book.text, start)]
         if not uses or sum(1 for use in uses if use[:1].isupper()) < _NAME_SHARE * len(uses):
@@ -164,6 +164,12 @@ def how_often(question: str, book, until: int | None = None) -> tuple[str, str, 
               f"in all {len(sections)} of its {chapters}: {where}" if len(sections) == len(book.sections) else
               f"in {len(sections)} of its {len(book.sections)} {chapters}: {where}")
     return phrase, _sentence(f"\u201c{phrase}\u201d is written {times} in {book.title}{read}, {spread}"), found
+
+
+def phrase_pattern(phrase: str) -> re.Pattern:
+    """The phrase's words as whole words, in any case, with anything not a
+    word between them ("God bless us every one" in "God bless Us, Every One!")."""
+    return re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, re.findall(r"\w+", phrase))) + r"(?!\w)", re.I)
 
 
 def _counted_phrase(rest: str) -> tuple[str, bool]:

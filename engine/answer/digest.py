@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, LENGTH, TITLE_PAGE_LABEL, title_page_span
+from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, LENGTH, TITLE_PAGE_LABEL, phrase_pattern, title_page_span
 from .expected import expected_answer, holds_answer
 from .narrator import outside_dialogue, says_i
 from .overview import FIRST_PERSON, PEOPLE, PLACES, THIRD_PERSON
@@ -336,7 +336,7 @@ def _uses(retrieval: Retrieval, context) -> list[DigestLine]:
     counted, one from the middle chapter holding it and one from the last."""
     passages = retrieval.parts[0].passages if retrieval.parts else []
     phrase = retrieval.plan.parts[0].anchors[0] if retrieval.plan.parts and retrieval.plan.parts[0].anchors else ""
-    pattern = re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, phrase.split())) + r"(?!\w)", re.I)
+    pattern = phrase_pattern(phrase)
     picked = passages if len(passages) <= _MAX_LINES else [passages[0], passages[len(passages) // 2], passages[-1]]
     lines = []
     for passage in picked:
