@@ -211,7 +211,8 @@ def main() -> int:
                            ("23-who-tells-it", "Who is the narrator?"),
                            ("24-the-contents", "How many chapters are there?"),
                            ("25-who-wrote-it", "Who wrote this book?"),
-                           ("26-how-long-is-it", "How long will it take me to read?")):
+                           ("26-how-long-is-it", "How long will it take me to read?"),
+                           ("27-how-often", "How many times is Marley mentioned?")):
         window.ask_panel.question.setText(question)
         done.clear()
         refused.clear()
