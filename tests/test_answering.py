@@ -1117,6 +1117,13 @@ def test_how_long_the_book_is_is_counted_from_its_chapters(session):
     assert left.stated.startswith(f"From where you are in Chapter 2: The Hunt, {unread:,} of its {sum(words):,} "
                                   "words are left")
     assert "which is not known here" in session.retrieve("How much is left?").stated  # no place given
+    for question in ("What chapter am I in?", "Where am I?", "How far have I read?"):
+        place = session.retrieve(question, at=at)
+        assert place.overview == "length" and place.stated.startswith(
+            f"You are in Chapter 2: The Hunt, {(sum(words) - unread) / sum(words):.0%} of the way through Black "
+            f"Beauty (about page {round((sum(words) - unread) / 300)} of {round(sum(words) / 300)}), with "
+            "about "), question
+    assert session.retrieve("Where am I?").stated.startswith("Where you are reading is not known here")
     chapter_left = session.retrieve("How long until the end of this chapter?", at=at)
     assert chapter_left.stated.startswith(f"From where you are, {unread - words[2]:,} of the {words[1]:,} words of "
                                           "Chapter 2: The Hunt are left")

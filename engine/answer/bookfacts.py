@@ -32,6 +32,11 @@ _AUTHOR = re.compile(r"\bwho\s+(?:wrote|writes|has\s+written|had\s+written|penne
                      r"\b|\bauthor(?:s|ship)?\b|\bwriter\b|\bwritten\s+by\b|\bby\s+whom\b", re.I)
 # "Which chapter is Silver Blaze?": the chapter a title names, by its number.
 _WHICH = re.compile(r"^\W*(?:which|what\s+number)\b", re.I)
+# "What chapter am I in?", "Where am I?", "How far have I read?": the reader's place.
+_WHERE_AM_I = re.compile(r"\b(?:what|which)\s+(?:chapter|stave|part|page)\s+am\s+I\s+(?:in|on|at|reading)\b"
+                         r"|^\W*where\s+am\s+I(?:\s+in\s+(?:the|this)\s+(?:book|novel|story))?\W*$"
+                         r"|\bhow\s+far\s+(?:am\s+I|have\s+I\s+(?:read|got|gotten|come))\b"
+                         r"|\bhow\s+far\s+(?:along|in|through)\s+am\s+I\b", re.I)
 # "What is it called?" asks for a title; "Who named Black Beauty?" does not.
 _WHAT = re.compile(r"^\W*what\b", re.I)
 _WHEN = re.compile(r"^\W*(?:when|(?:in\s+)?(?:what|which)\s+year)\b", re.I)
@@ -94,6 +99,8 @@ def book_fact(question: str, book, chapters: list[int], until: int | None = None
     ordinals of those it names ("What is chapter 5 called?", "the last
     chapter"), each as the book numbers them; `until`: a reading limit;
     `at`: where the reader is (for "How much is left?")."""
+    if _WHERE_AM_I.search(question):
+        return LENGTH, place_statement(book, at if at is not None else until)
     rest = _without_title(question, book)
     for ordinal in chapters:  # named by its title: "Which chapter is called Being Neighborly?"
         title = re.findall(r"\w+", book.sections[ordinal - 1].title or "") if 1 <= ordinal <= len(book.sections) else []
@@ -268,6 +275,22 @@ def length_statement(book, question: str, chapters: list[int], at: int | None) -
     where = f" in {_name(place)}" if place else ""
     return _sentence(f"From where you are{where}, {left:,} of its {words:,} words are left "
                      f"({left / max(1, words):.0%} of the book): {_reading(left)}")
+
+
+def place_statement(book, at: int | None) -> str:
+    """Where the reader is: the chapter, how far through the book, the page
+    as printed pages would have it, and the reading left."""
+    if at is None:
+        return "Where you are reading is not known here: ask in the app, or give a reading limit."
+    counts = section_words(book)
+    words = sum(counts)
+    read = sum(len(book.text[section.start:min(section.end, at)].split()) for section in book.sections
+               if section.start < at)
+    place = book.section_at(at) or next((section for section in reversed(book.sections) if section.start < at), None)
+    where = f"in {_name(place)}" if place else "at the opening pages"
+    return _sentence(f"You are {where}, {read / max(1, words):.0%} of the way through {book.title} (about page "
+                     f"{max(1, round(read / WORDS_A_PAGE)):,} of {max(1, round(words / WORDS_A_PAGE)):,}), with "
+                     f"{_reading(words - read)} left")
 
 
 def section_words(book) -> list[int]:
