@@ -1173,6 +1173,24 @@ def test_questions_about_the_story_that_share_those_words_are_searched(session):
     assert book_fact("What is the name of the third part?", book, []) is None  # not "What is this book called?"
 
 
+def test_how_old_someone_is_is_answered_by_where_an_age_stands_by_their_name(session):
+    from engine.answer.ages import AGE_PHRASE
+
+    told = ["at nineteen; involve", "the elegant little woman of seven-and-twenty, with", "twenty years old",
+            "a year old", "aged twenty", "at the age of nineteen.", "a ten-year-old boy", "of five and forty."]
+    assert [AGE_PHRASE.search(text) is not None for text in told] == [True] * len(told)
+    not_ages = ["at one time", "of one mind", "at ten o'clock", "of fifty pounds", "at twenty miles",
+                "at three in the morning", "to leave Bath at nine this morning", "under the influence of four summers",
+                "talked fluently at twelve months"]
+    assert [AGE_PHRASE.search(text) for text in not_ages] == [None] * len(not_ages)
+    # "old" and a name the book uses often pick no passage out: the one where an age stands by the name has a
+    # reserved slot, and the digest leads with its line.
+    found = session.retrieve("How old was the young horse when Squire Gordon came to look at him?")
+    assert "age" in {source for sources in found.parts[0].sources.values() for source in sources}
+    assert "When I was four years old Squire Gordon came to look at me." in [
+        line.text for line in session.digest(found)]
+
+
 def test_a_question_with_courtesies_or_asked_indirectly_is_taken_plainly(stave_one):
     from engine.answer.wording import plainly_worded
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from .ages import AGE_PHRASE, asks_age
 from .people import DAYS_AND_MONTHS, HONORIFIC_WORDS
 from .planning import LETTER
 from .vocabulary import without_possessive
@@ -17,7 +18,7 @@ from .vocabulary import without_possessive
 # Capitalised where they stand, and no answer to "Who...?" alone.
 _NOT_AN_ANSWER = HONORIFIC_WORDS | DAYS_AND_MONTHS | {"god", "heaven"}
 
-NAME, NUMBER = "name", "number"
+NAME, NUMBER, AGE = "name", "number", "age"
 
 # "Who...", "Whose...", "What is the name of...", "Which dog...": someone (or
 # something) named. "Where..." too: a place the book names.
@@ -39,7 +40,9 @@ _WITHIN = re.compile(rf"(?<=[{LETTER},;:]\s)([{LETTER}][{LETTER}'\u2019\-]+)")
 
 
 def expected_answer(question: str) -> str | None:
-    """NAME, NUMBER, or None where the wording does not say ("Why...?", "How does...?")."""
+    """NAME, NUMBER, AGE, or None where the wording does not say ("Why...?", "How does...?")."""
+    if asks_age(question):  # "How old...?": an age as novels tell it ("at nineteen"), not any number
+        return AGE
     if _ASKS_A_NUMBER.search(question):
         return NUMBER
     if _ASKS_A_NAME.search(question):
@@ -53,6 +56,8 @@ def holds_answer(kind: str, sentence: str, asked: set[str], rarity, key) -> bool
     the question has (`asked`, words as `key` makes them: "Who nurses
     Buck...?" is not answered by Buck) and other than the few it uses
     everywhere."""
+    if kind == AGE:
+        return AGE_PHRASE.search(sentence) is not None
     if kind == NUMBER:
         return _NUMBER.search(sentence) is not None
     for found in _WITHIN.finditer(sentence):

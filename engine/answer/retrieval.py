@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 
 from ..index.search import RRF_K
 from ..index.store import SECTION_SUMMARY, Node
+from .ages import asks_age, passages_telling_age
 from .planning import LOCAL, NAME_JOINERS, STOPWORDS, Plan, PlanPart, capitalised_as_a_name, content_words, stem, words
 from .selection import FOCUS_PASSAGES
 from .vocabulary import Rarity, as_written, without_possessive
@@ -46,6 +47,8 @@ _DEPTH = 40
 # at 12 no longer clearly above its baselines.
 _RARE_DEPTH = 8
 _ANCHOR_LIMIT = 12
+# Reserved for the passages telling the age of someone a how-old question names (ages.py).
+_AGE_SLOTS = 2
 # "Crowded": at least this many of the first passages share the best one's section.
 _CROWD_TOP, _CROWD_SIZE = 5, 3
 
@@ -156,6 +159,13 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     best_by_words = _best_by_words(plan, context, features, until, searched, rankings[0] if rankings else [])
     if best_by_words is not None:
         picks.take_turns([[best_by_words]], min(budget, len(chosen) + 1), MAX_PER_SECTION, mark="words")
+    # "How old was Anne Elliot when...?": the passages where an age stands
+    # nearest her name have reserved slots. Its words pick out none ("old",
+    # a name found everywhere), and the age is told in words of the book's
+    # own ("to throw herself away at nineteen"; ages.py).
+    ages = _telling_age(plan, context, features, until, searched)
+    if ages:
+        picks.take_turns([ages], min(budget, len(chosen) + len(ages)), MAX_PER_SECTION, mark="age")
     # Two rounds: first one passage per section (the answer usually spans
     # sections), then a second from a section already chosen. A one-part
     # question whose best passages crowd into one section is about one scene:
@@ -397,6 +407,19 @@ def _best_by_words(plan: Plan, context, features: Features, until: int | None, s
     if not best or best[0][0] in cut:
         return None
     return next((entry for entry in ranking if entry[0] == best[0][0]), None)
+
+
+def _telling_age(plan: Plan, context, features: Features, until: int | None, searched) -> list:
+    """For a question asking how old someone is, the passages where an age
+    stands nearest a name it asks about (read before `until`), as ranking
+    entries; none for any other question."""
+    if not features.rare_words or not asks_age(plan.question):
+        return []
+    names = [without_possessive(word) for word in re.findall(r"\b[A-Z][\w'\u2019]*", plan.question)[1:]]
+    names = [name for name in dict.fromkeys(names) if context.writes_as_name(name)]
+    found = passages_telling_age(context, names, searched) if names else []
+    return [(node_id, context.section_of.get(node_id), ["age"]) for node_id, _ in found
+            if until is None or context.start_of.get(node_id, 0) < until][:_AGE_SLOTS]
 
 
 # "Who is Mrs Smith?", "Who was old Fezziwig?": a name asked about and nothing else.
