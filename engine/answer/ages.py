@@ -45,7 +45,7 @@ def passages_telling_age(context, names: list[str], searched: list[int | None] |
     patterns = [as_written(name) for name in names]
     allowed = None if searched is None else set(searched)
     nearest: dict[str, int] = {}
-    for found in _age_phrases(context):
+    for found in context.age_phrases:
         window_start = max(0, found[0] - _REACH)
         window = text[window_start:found[1] + _REACH]
         distances = [abs(window_start + named.start() - found[0]) for pattern in patterns
@@ -59,31 +59,26 @@ def passages_telling_age(context, names: list[str], searched: list[int | None] |
     return [(node_id, 1.0 / place) for place, node_id in enumerate(ranked[:_LISTED], start=1)]
 
 
-def _age_phrases(context) -> list[tuple[int, int]]:
-    """Every age phrase of the book's text, found once a book context: the
-    phrase matched only around each number word or "year" (found by plain
-    string search), a tenth of the time of matching it over the whole text
-    (Little Women: 190 ms)."""
-    cached = getattr(context, "_age_phrases", None)
-    if cached is None:
-        text = context.book.text
-        lowered = text.lower()
-        places = [found.start() for found in re.finditer(r"\d", text)]
-        for word in _NUMBER_WORDS:
-            place = lowered.find(word)
-            while place != -1:
-                places.append(place)
-                place = lowered.find(word, place + 1)
-        found: dict[int, int] = {}
-        for place in sorted(places):
-            for match in AGE_PHRASE.finditer(text, max(0, place - _BEFORE_NUMBER), place + _AFTER_NUMBER):
-                # Matched again without the window's end, which hides what follows ("at twelve | months").
-                whole = AGE_PHRASE.match(text, match.start())
-                if whole is not None:
-                    found.setdefault(whole.start(), whole.end())
-        cached = sorted(found.items())
-        context._age_phrases = cached
-    return cached
+def age_phrases(text: str) -> list[tuple[int, int]]:
+    """Every age phrase of the text, as spans: the phrase matched only
+    around each number word or "year" (found by plain string search), a
+    quarter of the time of matching it over the whole text (Little Women:
+    45 ms against 190)."""
+    lowered = text.lower()
+    places = [found.start() for found in re.finditer(r"\d", text)]
+    for word in _NUMBER_WORDS:
+        place = lowered.find(word)
+        while place != -1:
+            places.append(place)
+            place = lowered.find(word, place + 1)
+    found: dict[int, int] = {}
+    for place in sorted(places):
+        for match in AGE_PHRASE.finditer(text, max(0, place - _BEFORE_NUMBER), place + _AFTER_NUMBER):
+            # Matched again without the window's end, which hides what follows ("at twelve | months").
+            whole = AGE_PHRASE.match(text, match.start())
+            if whole is not None:
+                found.setdefault(whole.start(), whole.end())
+    return sorted(found.items())
 
 
 _NUMBER_WORDS = (_UNITS + "|" + _TENS + "|year").split("|")

@@ -19,6 +19,7 @@ from ..index.search import BookSearch
 from ..index.store import CARD, PASSAGE, SECTION_SUMMARY, IndexStore, Node
 from ..index.vectors import embed_windows
 from ..llm.generator import SMALL_MODEL_PARAMETERS
+from .ages import age_phrases
 from .named import ChapterTitles, sections_named_in
 from .narrator import told_in_first_person
 from .planning import capitalised_as_a_name
@@ -102,6 +103,11 @@ class BookContext:
     def told_in_first_person(self) -> bool:
         """Whether one of the book's people tells it (narrator.py); worked out once, when first asked."""
         return told_in_first_person("\n\n".join(self.book.text[s.body_start:s.end] for s in self.book.sections))
+
+    @cached_property
+    def age_phrases(self) -> list[tuple[int, int]]:
+        """Where the text tells someone's age ("at nineteen"; ages.py), found once, when first asked."""
+        return age_phrases(self.book.text)
 
     @cached_property
     def meaning_share(self) -> float:
