@@ -635,6 +635,17 @@ def test_a_follow_up_takes_its_pronouns_as_the_earlier_question_named():
     assert follow_up_question("What does it mean?", "What does \u201cHumbug\u201d mean?") == \
         "What does it (Humbug) mean?"
     assert follow_up_question("And in the end?", "Who is Marley?") == "And in the end (Marley)?"
+    # "And Louisa?", "What about chapter 6?": the earlier question asked again of another name or chapter
+    # (it had been "And Louisa (Anne)?", a search on two names).
+    assert follow_up_question("And Louisa?", "How many times is Anne mentioned?") == \
+        "How many times is Louisa mentioned?"
+    assert follow_up_question("What about Belle?", "Who is Marley?") == "Who is Belle?"
+    assert follow_up_question("and Mrs Fezziwig?", "What does Scrooge say about Christmas?") == \
+        "What does Mrs Fezziwig say about Christmas?"
+    assert follow_up_question("And chapter 6?", "What is chapter 5 called?") == "What is chapter 6 called?"
+    assert follow_up_question('And "bah"?', 'Where does Scrooge say "humbug"?') == 'Where does Scrooge say "bah"?'
+    assert follow_up_question("And why?", "Who is Marley?") == "And why (Marley)?"  # no name or chapter: glossed
+    assert follow_up_question("And his ghost?", "Who is Marley?") == "And his (Marley) ghost?"
     assert follow_up_question("Where does he go?", "Who is the old man in the chair?") == \
         "Where does he (after \u201cWho is the old man in the chair\u201d) go?"
     # A chain: a follow-up to a follow-up reads the earlier one as it was taken, with any passage it was about.
@@ -667,6 +678,15 @@ def test_a_follow_up_to_a_capable_models_answer_reads_that_answer():
     long = earlier_of({**shown, "answer": "word " * 400})
     assert len(long.answer.split()) == 161 and long.answer.endswith("\u2026")
     assert follows_record(warned, "x")["answer"] == warned.answer and "answer" not in follows_record("Who?", "x")
+
+
+def test_a_follow_up_asking_the_earlier_question_again_is_answered_afresh(session):
+    # "And chapter 3?" after "What is chapter 2 called?": the contents answer it, as they did the first.
+    found = session.retrieve("And chapter 3?", after="What is chapter 2 called?")
+    assert found.stated == "Chapter 3 is called \u201cMy Breaking In\u201d."
+    assert session.follows("And chapter 3?", "What is chapter 2 called?")["taken_as"] == "What is chapter 3 called?"
+    result = session.ask("And chapter 3?", after="What is chapter 2 called?", planner="code")
+    assert result.answer == found.stated and result.follows["taken_as"] == "What is chapter 3 called?"
 
 
 def test_a_follow_up_question_finds_whom_the_earlier_one_named(session):

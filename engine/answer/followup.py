@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .named import chapter_reference
 from .planning import LETTER, NAME_JOINERS, QUOTED, STOPWORDS, WORD_PATTERN, words
 from .selection import about_question
 
@@ -88,6 +89,9 @@ def follow_up_question(question: str, earlier: str | Earlier, characters: list[d
     question mark."""
     question = " ".join(question.split())
     earlier = as_earlier(earlier) or Earlier("")
+    instead = asked_again_of(question, earlier.question, characters)
+    if instead:
+        return instead
     subjects = _followed_subjects(earlier, characters)
     asked = " ".join(earlier.question.split()).rstrip(" ?")
     gloss = ", ".join(subjects) if subjects else f"after \u201c{asked}\u201d"
@@ -98,6 +102,37 @@ def follow_up_question(question: str, earlier: str | Earlier, characters: list[d
     if question.endswith("?"):
         return f"{question[:-1].rstrip()} ({gloss})?"
     return f"{question} ({gloss})"
+
+
+def asked_again_of(question: str, earlier: str, characters: list[dict] | None) -> str | None:
+    """For "And Louisa?", "What about chapter 6?" after "How many times is
+    Anne mentioned?" or "What is chapter 5 called?": the earlier question
+    asked again of the new name or chapter ("How many times is Louisa
+    mentioned?"); None for any other follow-up. A name or quoted phrase
+    takes the place of the earlier question's first one, a chapter the
+    place of the chapter it named."""
+    elliptical = _ELLIPSIS.match(question)
+    if elliptical is None:
+        return None
+    new = elliptical.group("new").strip()
+    earlier = " ".join(earlier.split())
+    old_chapter, new_chapter = chapter_reference(earlier), chapter_reference(new)
+    if new_chapter is not None and new_chapter.group() == new and old_chapter is not None:
+        return f"{earlier[:old_chapter.start()]}{new}{earlier[old_chapter.end():]}"
+    named = subjects_of(f"about {new}", characters)  # not a sentence's first word: a name
+    if len(named) != 1 or named[0] != new.strip("\"'\u201c\u201d\u2018\u2019"):
+        return None
+    new = named[0]  # a quoted phrase without its marks: it takes the place of the earlier one's words
+    for subject in subjects_of(earlier, characters):
+        found = re.search(rf"(?<![{LETTER}]){re.escape(subject)}(?![{LETTER}])", earlier)
+        if found is not None:
+            return f"{earlier[:found.start()]}{new}{earlier[found.end():]}"
+    return None
+
+
+# "And Louisa?", "What about chapter 6?", "How about Mary?": the earlier question, of someone or somewhere else.
+_ELLIPSIS = re.compile(r"^\W*(?:and\s+(?:what|how)\s+about|what\s+about|how\s+about|and)\s+(?P<new>.+?)[\s?.!]*$",
+                       re.I)
 
 
 def _followed_subjects(earlier: Earlier, characters: list[dict] | None) -> list[str]:

@@ -82,6 +82,13 @@ def without_chapter_references(question: str) -> str:
     return _POSITIONED.sub(" ", _NUMBERED.sub(" ", _RELATIVE.sub(" ", question)))
 
 
+def chapter_reference(text: str) -> re.Match | None:
+    """Where the text first names a chapter by its number or place ("chapter 5", "the last stave")."""
+    text = _plain_quotes(text)
+    found = [match for match in (_NUMBERED.search(text), _POSITIONED.search(text)) if match]
+    return min(found, key=lambda match: match.start()) if found else None
+
+
 def chapters_from_here(question: str) -> list[int]:
     """The chapters a question names by where the reader is, as steps from
     the one they are in: "this chapter" 0, "the previous chapter" -1, "the

@@ -18,7 +18,7 @@ from .absent import names_not_in_book, nothing_to_answer
 from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing, answer_rules, generate_answer, \
     not_found, resolve_citations
 from .digest import DigestLine, evidence_digest
-from .followup import Earlier, as_earlier, follow_up_question, follows_record
+from .followup import Earlier, as_earlier, asked_again_of, follow_up_question, follows_record
 from .named import asks_only_what_was_read, chapter_not_in_book, no_chapter_from_here, without_asking_so_far
 from .overview import ENDING, asks_about_the_chapters, asks_about_the_whole_book, overview, overview_kind
 from .related import RELATED_BUDGET, RELATED_QUESTION, related_plan
@@ -154,6 +154,7 @@ class AnswerSession:
                  after: str | Earlier | None = None, at: int | None = None) -> Retrieval:
         """The evidence for a question, no answer call (see `ask` for the arguments)."""
         question, until, here = self.as_asked(question, until, at)
+        question, after = self.asked_again(question, after, until)
         focus = self.checked_focus(focus)
         within = self.scope(question, focus, within, until, here)
         return self.evidence(self.plan(question, planner, cancel, until, focus, within, after), question, budget,
@@ -257,6 +258,15 @@ class AnswerSession:
         if as_earlier(after) is None:
             return None
         return follows_record(after, follow_up_question(question, after, self.context.characters_known_by(until)))
+
+    def asked_again(self, question: str, after: str | Earlier | None,
+                    until: int | None) -> tuple[str, str | Earlier | None]:
+        """A follow-up that asks the earlier question again of someone or some
+        chapter else ("And Louisa?" after "How many times is Anne
+        mentioned?") is that question, asked afresh; any other is as given."""
+        earlier = as_earlier(after)
+        again = asked_again_of(question, earlier.question, self.context.characters_known_by(until)) if earlier else None
+        return (again, None) if again else (question, after)
 
     def as_asked(self, question: str, until: int | None, at: int | None) -> tuple[str, int | None, int | None]:
         """The question as `retrieve` and `ask` take it, its reading limit
@@ -435,6 +445,8 @@ class AnswerSession:
         cancel = cancel or CancelToken()
         started = time.perf_counter()
         question, until, here = self.as_asked(question, until, at)
+        follows = None if related else self.follows(question, after, until)
+        question, after = self.asked_again(question, after, until)
         focus = self.checked_focus(focus)
         within = self.checked_within(within, until) if related else self.scope(question, focus, within, until, here)
         if planner == "auto" and not self.writes_answers:
@@ -461,7 +473,6 @@ class AnswerSession:
         about_chapters = within if within is not None else retrieval.within if retrieval.stated else None
         chapters = within_record(self.context, about_chapters) if about_chapters is not None else None
         named_record = within_record(self.context, retrieval.named) if retrieval.named else None
-        follows = None if related else self.follows(question, after, until)
 
         def timings(first_token: float | None) -> dict:
             return {"planning": round(planned - started, 3), "retrieval": round(retrieval_seconds, 4),
