@@ -328,7 +328,8 @@ class AskPanel(QWidget):
             return
         self.about.setText(f"Following on from {quoted(' '.join(earlier['question'].split()))}")
         self._show_about("The question is taken as following on from this one: whom its \u201che\u201d, "
-                         "\u201cshe\u201d or \u201cthey\u201d means is whom that one named",
+                         "\u201cshe\u201d or \u201cthey\u201d means is whom that one named, and \u201cAnd "
+                         "Louisa?\u201d asks that one again of Louisa",
                          "Ask it on its own")
 
     def _show_about(self, tip: str, clear_tip: str = "Ask about the whole book instead") -> None:

@@ -1900,6 +1900,13 @@ def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
     assert contents.args[0]["within"]["sections"] == [2]
     assert ("About Chapter 2: The Hunt only, as a whole: the evidence is its heading as printed."
             in panel.answer_view.toPlainText())
+    # "And chapter 3?" follows on from it, and is that question asked again of chapter 3.
+    panel.question.setText("And chapter 3?")
+    assert panel.follows() is not None and not panel.about_row.isHidden()
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as again_of:
+        panel.ask()
+    assert again_of.args[0]["answer"] == "Chapter 3 is called \u201cMy Breaking In\u201d."
+    assert again_of.args[0]["follows"]["taken_as"] == "What is chapter 3 called?"
     # How much is left: counted from where the reader is.
     window.reader.scroll_to_offset(window.book.sections[2].start + 10)
     panel.question.setText("How much is left?")

@@ -59,7 +59,10 @@ def as_earlier(after: str | Earlier | None) -> Earlier | None:
 def leans_on_earlier(question: str) -> bool:
     """Whether a question refers to someone it does not name ("Why does he
     leave?"), so that on its own it is a question about anyone: a personal
-    pronoun, and no name nor quoted phrase of its own."""
+    pronoun, and no name nor quoted phrase of its own; or whether it is
+    the earlier question cut short ("And Louisa?", "What about chapter 6?")."""
+    if _ELLIPSIS.match(question) and len(words(question)) <= _ELLIPSIS_WORDS:
+        return True
     if not any(word.lower() in PERSONAL_PRONOUNS for word in words(question)):
         return False
     return not QUOTED.search(question) and not _capitalised_names(question)
@@ -131,6 +134,7 @@ def asked_again_of(question: str, earlier: str, characters: list[dict] | None) -
 
 
 # "And Louisa?", "What about chapter 6?", "How about Mary?": the earlier question, of someone or somewhere else.
+_ELLIPSIS_WORDS = 8  # "And what about the Ghost of Christmas Past?"
 _ELLIPSIS = re.compile(r"^\W*(?:and\s+(?:what|how)\s+about|what\s+about|how\s+about|and)\s+(?P<new>.+?)[\s?.!]*$",
                        re.I)
 
