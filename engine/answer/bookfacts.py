@@ -1,11 +1,13 @@
 """Questions about the book as a thing rather than its story: who wrote it,
 what it is called, when it came out, how many chapters it has and what they
-are called. The book's record answers them (the title and author its file
-gives, the year its opening pages give, its contents); a search of the text
-quoted chance lines that say "wrote" or "chapter" ("Who wrote this book?"
-got Sir Walter's letter to his cousin). The answer is stated in one line,
-without a model, and the chapters' headings asked about are quoted, each a
-link to its chapter."""
+are called, how long it is and how far the reader has got. The book's record
+answers them (the title and author its file gives, the year its opening
+pages give, its contents, its chapters' words counted); a search of the text
+quoted chance lines that say "wrote", "chapter" or "long" ("Who wrote this
+book?" got Sir Walter writing a letter). The answer is stated in one line,
+without a model, and the title page or the chapters' headings asked about
+are quoted, each a link to its place. How often a name is used is counted
+in counting.py."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from collections import Counter
 
 from ..book import readable
 from .named import without_chapter_references
-from .planning import STOPWORDS, words
+from .planning import words
 
 BOOK_RECORD, CONTENTS, LENGTH, COUNT = "record", "contents", "length", "count"
 # Where each kind's answer comes from, as "answered from the book's ..." says it.
@@ -56,28 +58,13 @@ _LENGTH_WORDS = {"long", "longer", "length", "words", "word", "pages", "page", "
                  "through"} | _THE_WORK
 # An adult reads a novel at about this many words a minute; a printed page holds about this many.
 WORDS_A_MINUTE, WORDS_A_PAGE = 250, 300
-# "How many times", "How often": a count of uses in the text (`how_often`).
-_HOW_OFTEN = re.compile(r"^\W*(?:how\s+(?:many\s+times|often|frequently)|(?:what\s+is\s+)?the\s+number\s+of\s+times)\b"
-                        r"|^\W*how\s+many\s+(?:mentions|occurrences|uses)\b", re.I)
-_SAYING = re.compile(r"\b(?:say|says|said|saying|utter|utters|uttered|use|uses|used)"
-                     r"\s+(?:the\s+word\s+|the\s+phrase\s+)?(?P<what>.+)$", re.I)
-_COUNTING_WORDS = {"times", "often", "frequently", "word", "words", "phrase", "appear", "appears", "appeared",
-                   "used", "use", "mentioned", "mention", "mentions", "named", "occur", "occurs", "occurrences",
-                   "uses", "written", "come", "comes", "show", "shows", "up", "whole", "number", "book", "novel",
-                   "story", "text", "called", "referred", "refer", "said", "says", "say"}
-# "the word whale", "the phrase God bless us": words asked about as words.
-_A_WORD = re.compile(r"\b(?:word|phrase|expression)\b", re.I)
-# Share of a phrase's uses written with a capital for it to be a name the book uses ("Marley", not "bed").
-_NAME_SHARE = 0.9
-# Chapters listed by name with their counts; past this many, the three with most.
-_CHAPTERS_LISTED = 6
 _AUTHOR_WORDS = {"wrote", "write", "writes", "written", "author", "authors", "authorship", "writer", "penned",
                  "published", "publish", "publication", "printed", "appeared", "come", "came", "out", "year",
                  "date"} | _NAMING | _THE_WORK
 _LISTING = {"list", "listed", "contents"}
 _CONTENTS_WORDS = {"table", "number", "numbers"} | _LISTING | _NAMING | _THE_WORK
 # Words any of these questions may have besides their own: "Can you tell me who wrote this book?"
-_FUNCTION_WORDS = {"what", "whats", "what's", "who", "who's", "whos", "whom", "whose", "which", "when", "how", "is",
+FUNCTION_WORDS = {"what", "whats", "what's", "who", "who's", "whos", "whom", "whose", "which", "when", "how", "is",
                    "are", "was", "were", "be", "been", "the", "a", "an", "of", "this", "that", "these", "those", "it",
                    "its", "it's", "by", "in", "on", "for", "did", "does", "do", "has", "have", "had", "there", "me",
                    "tell", "please", "show", "give", "can", "could", "would", "you", "i", "all", "each", "every",
@@ -111,7 +98,7 @@ def book_fact(question: str, book, chapters: list[int], until: int | None = None
     # Every word must be one of these questions' own: "When was the will
     # written?" asks about the will ("will" is a stopword, so all words count).
     unreferenced = without_chapter_references(rest)
-    asked = {word.lower() for word in words(unreferenced)} - _FUNCTION_WORDS
+    asked = {word.lower() for word in words(unreferenced)} - FUNCTION_WORDS
     # A part or chapter named that the book has not ("the third part" of a book not in parts) is no
     # question of its record: "What is the name of the third part?" is not "What is this book called?".
     names_a_chapter = len(words(unreferenced)) < len(words(rest))
@@ -121,7 +108,7 @@ def book_fact(question: str, book, chapters: list[int], until: int | None = None
     if all(word in _CONTENTS_WORDS or _singular(word) in nouns for word in asked) and (
             how_many and _singular(how_many.group(1).lower()) in nouns or _CONTENTS.search(rest)
             or (chapters or sections_asked) and (asked & (_NAMING | _LISTING) or chapters and _WHICH.match(rest))):
-        return CONTENTS, contents_statement(book, chapters, until, counted=bool(how_many))
+        return CONTENTS, contents_statement(book, chapters, until, count=bool(how_many))
     if asked and all(word in _LENGTH_WORDS or _singular(word) in nouns for word in asked) and _LENGTH.search(rest):
         return LENGTH, length_statement(book, rest, chapters, at if at is not None else until)
     asks_when = _WHEN.match(rest) and _CAME_OUT.search(rest)
@@ -132,87 +119,24 @@ def book_fact(question: str, book, chapters: list[int], until: int | None = None
     return None
 
 
-def how_often(question: str, book, until: int | None = None) -> tuple[str, str, list[int]] | None:
-    """For "How many times does Scrooge say humbug?", "How often is Marley
-    mentioned?", "How many times does the word 'Christmas' appear?": what is
-    counted, the answer in one line, and where in the text each use starts
-    (up to `until`, a reading limit); None for any other question. Counted
-    in the text as written, whole words, any case: a model cannot count,
-    and a search returns a dozen passages, not how many there are."""
-    asked = _HOW_OFTEN.search(question)
-    if asked is None:
-        return None
-    phrase, named_as_such = _counted_phrase(question[asked.end():])
-    if not re.search(r"\w", phrase):  # nothing to count: "How many times?", a quotation of dots
-        return None
-    start = book.sections[0].start if book.sections else 0
-    end = len(book.text) if until is None else until
-    pattern = phrase_pattern(phrase)
-    if not named_as_such:  # "How often does Scrooge go to bed?" asks how often something happens: searched
-        uses = [match.group() for match in pattern.finditer(book.text, start)]
-        if not uses or sum(1 for use in uses if use[:1].isupper()) < _NAME_SHARE * len(uses):
-            return None
-    matches = list(pattern.finditer(book.text, start, end))
-    found = [match.start() for match in matches]
-    if matches and not named_as_such:  # as the book writes it ("marley": "Marley")
-        phrase = Counter(" ".join(match.group().split()) for match in matches).most_common(1)[0][0]
-    read = " up to where you have read" if until is not None else ""
-    if not found:
-        return phrase, f"\u201c{phrase}\u201d is not written anywhere in {book.title}{read}.", []
-    by_section = Counter(section.ordinal for section in map(book.section_at, found) if section)
-    sections = [book.sections[ordinal - 1] for ordinal in sorted(by_section)]
-    where = ", ".join(f"{section.label} ({by_section[section.ordinal]})" for section in sections)
-    if len(sections) > _CHAPTERS_LISTED:
-        most = sorted(sections, key=lambda section: (-by_section[section.ordinal], section.ordinal))[:3]
-        where = "most in " + ", ".join(f"{section.label} ({by_section[section.ordinal]})" for section in most)
-    times = "once" if len(found) == 1 else "twice" if len(found) == 2 else f"{len(found):,} times"
-    chapters = _counted(len(book.sections), _main_noun(book.sections)).split(" ", 1)[-1]
-    spread = (f"in {_name(sections[0])}" if len(sections) == 1 else
-              f"in all {len(sections)} of its {chapters}: {where}" if len(sections) == len(book.sections) else
-              f"in {len(sections)} of its {len(book.sections)} {chapters}: {where}")
-    return phrase, _sentence(f"\u201c{phrase}\u201d is written {times} in {book.title}{read}, {spread}"), found
-
-
-def phrase_pattern(phrase: str) -> re.Pattern:
-    """The phrase's words as whole words, in any case, with anything not a
-    word between them ("God bless us every one" in "God bless Us, Every One!")."""
-    return re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, re.findall(r"\w+", phrase))) + r"(?!\w)", re.I)
-
-
-def _counted_phrase(rest: str) -> tuple[str, bool]:
-    """What a how-often question counts, and whether it says that it is
-    words it asks about: a phrase it quotes, what follows "say" or "use"
-    ("does Scrooge say humbug": "humbug"); else its words left once the
-    asking is taken out ("is Tiny Tim mentioned": "Tiny Tim"), which count
-    only where the book writes them as a name."""
-    quoted = re.search(r"[\"\u201c\u2018]([^\"\u201c\u201d\u2018\u2019]+)[\"\u201d\u2019]|(?<!\w)'([^']+)'(?!\w)", rest)
-    if quoted:
-        return " ".join((quoted.group(1) or quoted.group(2)).split()).strip(" .,;:!?"), True
-    saying = _SAYING.search(rest)
-    if saying:
-        rest = saying.group("what")
-    kept = [word for word in words(rest) if word.lower() not in _COUNTING_WORDS | _FUNCTION_WORDS | STOPWORDS]
-    return " ".join(kept), saying is not None or _A_WORD.search(rest) is not None
-
-
-def contents_statement(book, chapters: list[int], until: int | None = None, counted: bool = False) -> str:
+def contents_statement(book, chapters: list[int], until: int | None = None, count: bool = False) -> str:
     """How many chapters the book has and of what kind, first to last (and
     how many of them a reader who has read up to `until` has begun: only
     their headings are shown); or what the chapters asked about are called,
-    or, `counted`, how many there are ("How many chapters are in part 2?")."""
+    or, `count`, how many there are ("How many chapters are in part 2?")."""
     sections = book.sections
     named = [sections[ordinal - 1] for ordinal in chapters if 1 <= ordinal <= len(sections)]
     # A part asked about ("What is the first part called?", "How many chapters are in part 2?"): its chapters.
     part = next((part for part in book.parts
                  if named and [section for section in sections if section.part == part.ordinal] == named), None)
-    if part is not None and not counted:
+    if part is not None and not count:
         called = f"is called {_title(part.title)}" if part.title else "has no title of its own"
-        return _sentence(f"{part.label} {called}; its {_counted(len(named), _main_noun(named))} run from "
-                         f"{_name(named[0])} to {_name(named[-1])}")
-    if named and counted and len(named) > 1:
-        return _sentence(f"{part.label if part else 'There'} {'has' if part else 'are'} "
-                         f"{_counted(len(named), _main_noun(named))}, from {_name(named[0])} to "
-                         f"{_name(named[-1])}")
+        return as_sentence(f"{part.label} {called}; its {counted(len(named), main_noun(named))} run from "
+                           f"{chapter_name(named[0])} to {chapter_name(named[-1])}")
+    if named and count and len(named) > 1:
+        return as_sentence(f"{part.label if part else 'There'} {'has' if part else 'are'} "
+                           f"{counted(len(named), main_noun(named))}, from {chapter_name(named[0])} to "
+                           f"{chapter_name(named[-1])}")
     if named:
         if len(named) > _TITLES_SAID:
             return f"The headings of {named[0].label} to {named[-1].label} are below."
@@ -221,17 +145,17 @@ def contents_statement(book, chapters: list[int], until: int | None = None, coun
         return "; ".join(said) + "."
     if len(sections) <= 1:
         return f"{book.title} is not divided into chapters."
-    counted = _sections_counted(sections)
+    how_many = _sections_counted(sections)
     parts = ""
     if len(book.parts) > 1:  # "in a part" says nothing
         part_noun = book.parts[0].label.split()[0].lower()
-        parts = f" in {_counted(len(book.parts), part_noun if part_noun in _SECTION_NOUNS else 'part')}"
+        parts = f" in {counted(len(book.parts), part_noun if part_noun in _SECTION_NOUNS else 'part')}"
     if until is not None and sections[-1].start >= until:
         begun = sum(1 for section in sections if section.start < until)
-        return (f"{book.title} has {counted}{parts}; you have begun {begun} of them, whose headings are below "
+        return (f"{book.title} has {how_many}{parts}; you have begun {begun} of them, whose headings are below "
                 "(the others' are left out until you read on).")
-    return _sentence(f"{book.title} has {counted}{parts}, from {_name(sections[0])} to "
-                     f"{_name(sections[-1])}")
+    return as_sentence(f"{book.title} has {how_many}{parts}, from {chapter_name(sections[0])} to "
+                       f"{chapter_name(sections[-1])}")
 
 
 def length_statement(book, question: str, chapters: list[int], at: int | None) -> str:
@@ -244,37 +168,37 @@ def length_statement(book, question: str, chapters: list[int], at: int | None) -
         said = []
         if _LONGEST.search(question):
             longest = max(sections, key=lambda section: counts[section.ordinal - 1])
-            said.append(f"the longest is {_name(longest)}, at {counts[longest.ordinal - 1]:,} words")
+            said.append(f"the longest is {chapter_name(longest)}, at {counts[longest.ordinal - 1]:,} words")
         if _SHORTEST.search(question):
             shortest = min(sections, key=lambda section: counts[section.ordinal - 1])
-            said.append(f"the shortest is {_name(shortest)}, at {counts[shortest.ordinal - 1]:,} words")
+            said.append(f"the shortest is {chapter_name(shortest)}, at {counts[shortest.ordinal - 1]:,} words")
         text = "; ".join(said)
-        return _sentence(f"Of the {_counted(len(sections), 'chapter')} of {book.title}, {text}")
+        return as_sentence(f"Of the {counted(len(sections), 'chapter')} of {book.title}, {text}")
     if chapters:
         named = [sections[ordinal - 1] for ordinal in chapters if 1 <= ordinal <= len(sections)]
         words = sum(counts[section.ordinal - 1] for section in named)
-        what = _name(named[0]) if len(named) == 1 else f"{named[0].label} to {named[-1].label}"
+        what = chapter_name(named[0]) if len(named) == 1 else f"{named[0].label} to {named[-1].label}"
         if _LEFT.search(question) and at is not None and named[0].start <= at < named[-1].end:
             # "How long until the end of this chapter?"
             left = sum(len(book.text[max(section.start, at):section.end].split()) for section in named)
-            return _sentence(f"From where you are, {left:,} of the {words:,} words of {what} are left: "
-                             f"{_reading(left)}")
-        return _sentence(f"{what} {'runs' if len(named) == 1 else 'run'} to {words:,} words: {_reading(words)}")
+            return as_sentence(f"From where you are, {left:,} of the {words:,} words of {what} are left: "
+                               f"{_reading(left)}")
+        return as_sentence(f"{what} {'runs' if len(named) == 1 else 'run'} to {words:,} words: {_reading(words)}")
     words = sum(counts)
     whole = (f"{book.title} runs to {words:,} words in {_sections_counted(sections)}, "
-             f"about {_counted(max(1, round(words / WORDS_A_PAGE)), 'page')}: {_reading(words)}")
+             f"about {counted(max(1, round(words / WORDS_A_PAGE)), 'page')}: {_reading(words)}")
     if not _LEFT.search(question):
-        return _sentence(whole)
+        return as_sentence(whole)
     if at is None:
-        return _sentence(f"{whole}; how much is left is counted from where you are reading, which is not known "
-                         "here")
+        return as_sentence(f"{whole}; how much is left is counted from where you are reading, which is not known "
+                           "here")
     left = sum(len(book.text[max(section.start, at):section.end].split()) for section in sections
                if section.end > at)
     # Between two chapters (the end of a reading limit): the one before.
     place = book.section_at(at) or next((section for section in reversed(sections) if section.start < at), None)
-    where = f" in {_name(place)}" if place else ""
-    return _sentence(f"From where you are{where}, {left:,} of its {words:,} words are left "
-                     f"({left / max(1, words):.0%} of the book): {_reading(left)}")
+    where = f" in {chapter_name(place)}" if place else ""
+    return as_sentence(f"From where you are{where}, {left:,} of its {words:,} words are left "
+                       f"({left / max(1, words):.0%} of the book): {_reading(left)}")
 
 
 def place_statement(book, at: int | None) -> str:
@@ -287,9 +211,9 @@ def place_statement(book, at: int | None) -> str:
     read = sum(len(book.text[section.start:min(section.end, at)].split()) for section in book.sections
                if section.start < at)
     place = book.section_at(at) or next((section for section in reversed(book.sections) if section.start < at), None)
-    where = f"in {_name(place)}" if place else "at the opening pages"
-    return _sentence(f"You are {where}, {read / max(1, words):.0%} of the way through {book.title} (about page "
-                     f"{max(1, round(read / WORDS_A_PAGE)):,} of {max(1, round(words / WORDS_A_PAGE)):,}), with "
+    where = f"in {chapter_name(place)}" if place else "at the opening pages"
+    return as_sentence(f"You are {where}, {read / max(1, words):.0%} of the way through {book.title} (about page "
+                       f"{max(1, round(read / WORDS_A_PAGE)):,} of {max(1, round(words / WORDS_A_PAGE)):,}), with "
                      f"{_reading(words - read)} left")
 
 
@@ -305,10 +229,10 @@ def _reading(words: int) -> str:
     """How long that many words take to read, rounded as a reader would say it."""
     minutes = words / WORDS_A_MINUTE
     if minutes < 55:
-        time = _counted(max(1, round(minutes / 5) * 5 if minutes >= 10 else round(minutes)), "minute")
+        time = counted(max(1, round(minutes / 5) * 5 if minutes >= 10 else round(minutes)), "minute")
     else:
         hours, rest = divmod(round(minutes / 10) * 10, 60)
-        time = f"{hours} hour{'s' if hours > 1 else ''} {rest} minutes" if rest else _counted(hours, "hour")
+        time = f"{hours} hour{'s' if hours > 1 else ''} {rest} minutes" if rest else counted(hours, "hour")
     return f"about {time} of reading at {WORDS_A_MINUTE} words a minute"
 
 
@@ -349,6 +273,12 @@ def title_page_span(book) -> tuple[int, int] | None:
     end += year.end() if year else 0
     start = len(front) - len(front.lstrip())
     return start, end
+
+
+def phrase_pattern(phrase: str) -> re.Pattern:
+    """The phrase's words as whole words, in any case, with anything not a
+    word between them ("God bless us every one" in "God bless Us, Every One!")."""
+    return re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, re.findall(r"\w+", phrase))) + r"(?!\w)", re.I)
 
 
 def _without_title(question: str, book) -> str:
@@ -402,7 +332,7 @@ def _title(title: str) -> str:
     return f"\u201c{readable(title).rstrip('.')}\u201d"
 
 
-def _sentence(text: str) -> str:
+def as_sentence(text: str) -> str:
     """The text with one stop at its end ("...to Chapter VII: The Conclusion." is not stopped twice)."""
     return text if text.endswith((".", "!", "?")) else text + "."
 
@@ -410,19 +340,19 @@ def _sentence(text: str) -> str:
 def _sections_counted(sections: list) -> str:
     """"24 chapters", "135 chapters and an epilogue": each kind the book calls its sections by, counted."""
     kinds = Counter(_noun_of(section) for section in sections)
-    main = _main_noun(sections)
-    others = [_counted(number, noun) for noun, number in kinds.items() if noun != main]
+    main = main_noun(sections)
+    others = [counted(number, noun) for noun, number in kinds.items() if noun != main]
     if len(others) < 2:
-        return " and ".join([_counted(kinds[main], main), *others])
-    return f"{_counted(kinds[main], main)}, {', '.join(others[:-1])} and {others[-1]}"
+        return " and ".join([counted(kinds[main], main), *others])
+    return f"{counted(kinds[main], main)}, {', '.join(others[:-1])} and {others[-1]}"
 
 
-def _name(section) -> str:
+def chapter_name(section) -> str:
     """A chapter's name as the contents show it, without the stop some books print after its title."""
     return section.display_name.rstrip(".")
 
 
-def _main_noun(sections: list) -> str:
+def main_noun(sections: list) -> str:
     """What the book calls most of these sections ("chapter")."""
     return Counter(_noun_of(section) for section in sections).most_common(1)[0][0]
 
@@ -432,7 +362,7 @@ def _singular(word: str) -> str:
     return plural.get(word) or (word[:-1] if word.endswith("s") and not word.endswith("ss") else word)
 
 
-def _counted(number: int, noun: str) -> str:
+def counted(number: int, noun: str) -> str:
     if number == 1:
         return f"{'an' if noun[:1] in 'aeiou' or noun == 'hour' else 'a'} {noun}"
     return f"{number} {_PLURALS.get(noun, noun + 's')}"

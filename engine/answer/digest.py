@@ -12,7 +12,11 @@ sentence's passage added in, and whether it holds the kind of answer the
 question's wording expects (a name for "Who...?", see expected.py). Lines
 come from different sections where the ranking allows: a cross-chapter
 answer rests on several. A line of dialogue that says only who spoke ("No,
-no," said Scrooge.) is never quoted (see `bare_exchange`).
+no," said Scrooge.) is never quoted (see `bare_exchange`). A question that
+quotes the book gets the lines holding its quotation; one asking who said a
+line, the speech from where its paragraph names the speaker; one about the
+book itself (bookfacts.py), its title page, its chapters' headings, or the
+lines where a counted name is first used.
 """
 
 from __future__ import annotations

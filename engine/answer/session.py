@@ -8,11 +8,13 @@ import time
 from ..errors import ChapterhouseError
 from ..index.indexer import BookIndexer, IndexingBusy
 from ..index.searchfiles import current_generation
+from ..index.store import Node
 from ..llm.errors import ContextLimitError, ModelError
 from ..llm.generator import is_small
 from ..llm.types import CancelToken
-from .bookfacts import CONTENTS, COUNT, LENGTH, book_fact, how_often
+from .bookfacts import CONTENTS, COUNT, LENGTH, book_fact
 from .context import BookContext
+from .counting import how_often
 from .planning import Plan, code_plan, model_plan
 from .absent import names_not_in_book, nothing_to_answer
 from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing, answer_rules, generate_answer, \
@@ -195,9 +197,10 @@ class AnswerSession:
     def _book_fact(self, plan: Plan, question: str, until: int | None, within: list[int] | None,
                    here: int | None, at: int | None) -> Retrieval | None:
         """A question about the book itself (bookfacts.py), answered from its
-        record: no passages, the chapters' headings quoted by the digest;
-        None for any other question. Chapters named past a reading limit
-        are refused as `checked_within` refuses them."""
+        record: for how often a name is used, the passages of its first use
+        in each chapter; else no passages, the digest quoting the title page
+        or the chapters' headings. None for any other question. Chapters
+        named past a reading limit are refused as `checked_within` does."""
         started = time.perf_counter()
         counted = how_often(question, self.context.book, until) if within is None else None
         if counted is not None:
@@ -218,7 +221,7 @@ class AnswerSession:
         passage of the first use in each chapter (evenly spread over them
         past the budget), the phrase counted as the plan's anchor."""
         phrase, stated, found = counted
-        firsts: dict[int, object] = {}  # section ordinal -> the passage of its first use
+        firsts: dict[int, Node] = {}  # section ordinal -> the passage of its first use
         for offset in found:
             section = self.context.book.section_at(offset)
             holding = self.context.passages_overlapping(offset, offset)  # none for a chapter's heading
