@@ -31,13 +31,12 @@ _NAME_SHARE = 0.9
 # Chapters listed by name with their counts; past this many, the three with most.
 _CHAPTERS_LISTED = 6
 
+
 def how_often(question: str, book, until: int | None = None) -> tuple[str, str, list[int]] | None:
     """For "How many times does Scrooge say humbug?", "How often is Marley
     mentioned?", "How many times does the word 'Christmas' appear?": what is
     counted, the answer in one line, and where in the text each use starts
-    (up to `until`, a reading limit); None for any other question. Counted
-    in the text as written, whole words, any case: a model cannot count,
-    and a search returns a dozen passages, not how many there are."""
+    (up to `until`, a reading limit); None for any other question."""
     asked = _HOW_OFTEN.search(question)
     if asked is None:
         return None
