@@ -194,8 +194,7 @@ def length_statement(book, question: str, chapters: list[int], at: int | None) -
                            "here")
     left = sum(len(book.text[max(section.start, at):section.end].split()) for section in sections
                if section.end > at)
-    # Between two chapters (the end of a reading limit): the one before.
-    place = book.section_at(at) or next((section for section in reversed(sections) if section.start < at), None)
+    place = _section_reached(book, at)
     where = f" in {chapter_name(place)}" if place else ""
     return as_sentence(f"From where you are{where}, {left:,} of its {words:,} words are left "
                        f"({left / max(1, words):.0%} of the book): {_reading(left)}")
@@ -210,11 +209,16 @@ def place_statement(book, at: int | None) -> str:
     words = sum(counts)
     read = sum(len(book.text[section.start:min(section.end, at)].split()) for section in book.sections
                if section.start < at)
-    place = book.section_at(at) or next((section for section in reversed(book.sections) if section.start < at), None)
+    place = _section_reached(book, at)
     where = f"in {chapter_name(place)}" if place else "at the opening pages"
     return as_sentence(f"You are {where}, {read / max(1, words):.0%} of the way through {book.title} (about page "
                        f"{max(1, round(read / WORDS_A_PAGE)):,} of {max(1, round(words / WORDS_A_PAGE)):,}), with "
                      f"{_reading(words - read)} left")
+
+
+def _section_reached(book, at: int):
+    """The chapter a reader at `at` is in; between two (the end of a reading limit), the one before."""
+    return book.section_at(at) or next((section for section in reversed(book.sections) if section.start < at), None)
 
 
 def section_words(book) -> list[int]:

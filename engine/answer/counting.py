@@ -13,7 +13,7 @@ import re
 from collections import Counter
 
 from .bookfacts import FUNCTION_WORDS, as_sentence, chapter_name, counted, main_noun, phrase_pattern
-from .planning import STOPWORDS, words
+from .planning import QUOTED, STOPWORDS, words
 
 # "How many times", "How often": a count of uses in the text.
 _HOW_OFTEN = re.compile(r"^\W*(?:how\s+(?:many\s+times|often|frequently)|(?:what\s+is\s+)?the\s+number\s+of\s+times)\b"
@@ -77,7 +77,7 @@ def _counted_phrase(rest: str) -> tuple[str, bool]:
     ("does Scrooge say humbug": "humbug"); else its words left once the
     asking is taken out ("is Tiny Tim mentioned": "Tiny Tim"), which count
     only where the book writes them as a name."""
-    quoted = re.search(r"[\"\u201c\u2018]([^\"\u201c\u201d\u2018\u2019]+)[\"\u201d\u2019]|(?<!\w)'([^']+)'(?!\w)", rest)
+    quoted = QUOTED.search(rest)
     if quoted:
         return " ".join((quoted.group(1) or quoted.group(2)).split()).strip(" .,;:!?"), True
     saying = _SAYING.search(rest)

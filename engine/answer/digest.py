@@ -32,7 +32,7 @@ from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, LENGTH, TITLE_PAGE_LABEL, p
 from .expected import AGE, expected_answer, holds_answer
 from .narrator import outside_dialogue, says_i
 from .overview import FIRST_PERSON, PEOPLE, PLACES, THIRD_PERSON
-from .planning import content_words, stem
+from .planning import QUOTED, content_words, stem
 from .retrieval import BEFORE_A_NAME, INTRODUCTION, Retrieval, introduced
 from .selection import part_heading
 from .vocabulary import as_written
@@ -210,14 +210,10 @@ def _holding_what_it_quotes(chosen: list, scored: list, question: str) -> list:
     """For a question that quotes the book ("Where does Scrooge say 'I am
     as light as a feather'?"), the lines that hold the words it quotes and
     no others: the lines beside it that share its other words are noise."""
-    quotes = [_plain(first or second) for first, second in _QUOTED.findall(question)]
+    quotes = [_plain(first or second) for first, second in QUOTED.findall(question)]
     quotes = [quote for quote in quotes if quote.strip().count(" ") >= 1]  # two words at least
     holding = [pair for pair in scored if any(quote in _plain(pair[1][4]) for quote in quotes)]
     return holding[:_MAX_LINES] or chosen
-
-
-# A phrase a question quotes, in double quotation marks or single ones not inside a word ("Scrooge's").
-_QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d]+)[\"\u201d]|(?<![\w\u2019'])['\u2018]([^'\u2018\u2019]+)['\u2019](?!\w)")
 
 
 def _plain(text: str) -> str:
