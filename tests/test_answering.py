@@ -830,6 +830,11 @@ def test_a_question_who_someone_is_quotes_where_the_book_first_names_them(stave_
     # Typed in lower case, a name is known by how the book writes it.
     assert [asked_who(q, context.writes_as_name) for q in ("who is marley?", "who was scrooge", "who is the clerk?",
                                                            "who is he?")] == ["Marley", "Scrooge", None, None]
+    # Words that ask nothing more: "really" had been taken for part of a name, so no who-is question.
+    assert [asked_who(q, context.writes_as_name) for q in (
+        "Who is Marley really?", "Who's Marley?", "Who exactly is Marley?", "Who is Marley, again?",
+        "who is marley in the book?", "Who is Mr Really?", "Who is Marley's partner?")] == [
+        "Marley", "Marley", "Marley", "Marley", "Marley", "Mr Really", None]
     assert as_written("Mr Brooke").search("Laurie's tutor, Mr. Brooke, came") is not None
     first = min((node for node in context.store.nodes(kind="passage") if "Marley" in node.text.title()),
                 key=lambda node: node.start)

@@ -422,8 +422,13 @@ def _telling_age(plan: Plan, context, features: Features, until: int | None, sea
             if until is None or context.start_of.get(node_id, 0) < until][:_AGE_SLOTS]
 
 
-# "Who is Mrs Smith?", "Who was old Fezziwig?": a name asked about and nothing else.
-_WHO_IS = re.compile(r"^\s*who\s+(?:is|was|are|were)\s+(?P<name>.+?)[\s?!.]*$", re.I)
+# "Who is Mrs Smith?", "Who was old Fezziwig?": a name asked about and nothing
+# else. Readers add words that ask nothing more: "Who's Marley?", "Who exactly
+# is Stapleton?", "Who is Stapleton, really?", "Who is Fezziwig in the book?".
+_ONLY_EMPHASIS = r"(?-i:really|exactly|actually|again|anyway)"
+_WHO_IS = re.compile(
+    rf"^\s*who(?:\s+{_ONLY_EMPHASIS})?(?:\s+(?:is|was|are|were)|['\u2019]s)\s+(?P<name>.+?)"
+    rf"(?:,?\s+{_ONLY_EMPHASIS}|\s+in\s+(?:the|this)\s+(?:book|story|novel))?[\s?!.]*$", re.I)
 # Words a question or a sentence may put before a name ("old Fezziwig", "poor Tiny Tim").
 BEFORE_A_NAME = ("the", "old", "young", "little", "poor")
 # How many passages naming someone are looked through for the first: a main character is named in most.
