@@ -1104,6 +1104,25 @@ def test_the_contents_say_how_many_chapters_there_are_and_what_they_are_called(s
     assert counted.stated == "There are 2 chapters, from Chapter 2: The Hunt to Chapter 3: My Breaking In."
 
 
+def test_a_part_asked_about_in_a_book_not_in_parts_is_said_to_be_none():
+    from engine.answer.bookfacts import book_fact
+    from engine.answer.named import sections_named_in
+    from engine.importer import parse_book
+    from engine.paths import sample_book_path
+
+    carol = parse_book(sample_book_path())  # five staves, no parts
+    whole = ("A Christmas Carol: A Ghost Story of Christmas is not divided into parts; it has 5 staves, from "
+             "Stave I: Marley's Ghost to Stave V: The End of It.")
+    # The part had been let go: the whole book's count as if it answered, or "the first volume" its first stave.
+    for question, stated in (("How many staves are in part 2?", whole), ("What is part 3 called?", whole),
+                             ("List the chapters of part two", whole),
+                             ("What is the first volume called?", whole.replace("into parts", "into volumes"))):
+        assert book_fact(question, carol, sections_named_in(question, carol)[0]) == ("contents", stated), question
+    # About the story in its first part: searched, as before ("part one of the story" may be its beginning).
+    assert book_fact("What happens in part one?", carol, sections_named_in("What happens in part one?", carol)[0]) \
+        is None
+
+
 def test_who_wrote_the_book_is_answered_from_its_record(session):
     # "Who wrote this book?" quoted a line that says "wrote". Who wrote it, what it is called, when it came out:
     # its record, and its title page quoted (in no passage).

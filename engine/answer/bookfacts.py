@@ -15,7 +15,7 @@ import re
 from collections import Counter
 
 from ..book import readable
-from .named import without_chapter_references
+from .named import parts_named_in, without_chapter_references
 from .planning import words
 
 BOOK_RECORD, CONTENTS, LENGTH, COUNT = "record", "contents", "length", "count"
@@ -105,7 +105,15 @@ def book_fact(question: str, book, chapters: list[int], until: int | None = None
     nouns = _nouns_of(book)
     sections_asked = {_singular(word) for word in asked} - _THE_WORK & nouns
     how_many = _HOW_MANY.search(rest)
-    if all(word in _CONTENTS_WORDS or _singular(word) in nouns for word in asked) and (
+    about_contents = all(word in _CONTENTS_WORDS or _singular(word) in nouns for word in asked)
+    # "How many chapters are in part 2?", "What is the first volume called?" of a book not in parts
+    # had been answered for the whole book as if the part were not asked about, or searched.
+    lacking = sorted(parts_named_in(rest)) if not book.parts else []
+    if lacking and about_contents and (how_many or asked & (_NAMING | _LISTING) or _WHICH.match(rest)):
+        whole = contents_statement(book, [], until)
+        return CONTENTS, f"{book.title} is not divided into {lacking[0]}s; " + (
+            "it" + whole[len(book.title):] if whole.startswith(f"{book.title} has") else whole)
+    if about_contents and (
             how_many and _singular(how_many.group(1).lower()) in nouns or _CONTENTS.search(rest)
             or (chapters or sections_asked) and (asked & (_NAMING | _LISTING) or chapters and _WHICH.match(rest))):
         return CONTENTS, contents_statement(book, chapters, until, count=bool(how_many))

@@ -182,6 +182,15 @@ def chapter_not_in_book(question: str, book) -> str | None:
     return None
 
 
+def parts_named_in(question: str) -> set[str]:
+    """What a question calls the parts it names by number or place ("How many
+    chapters are in part 2?", "the first volume": {"part"}, {"volume"}); not
+    "book", which is as often the whole of it ("the first book I read")."""
+    question = _plain_quotes(question)
+    kinds = [kind for kind, _ in _NUMBERED.findall(question)] + [kind for _, kind in _POSITIONED.findall(question)]
+    return {kind.lower() for kind in kinds} & (_CONTAINERS - {"book"})
+
+
 _ENDS = {"first", "opening", "last", "final", "closing"}
 _CONTAINERS = {"part", "volume", "book"}
 

@@ -21,7 +21,8 @@ from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing,
     not_found, resolve_citations
 from .digest import DigestLine, evidence_digest
 from .followup import Earlier, as_earlier, asked_again_of, follow_up_question, follows_record
-from .named import asks_only_what_was_read, chapter_not_in_book, no_chapter_from_here, without_asking_so_far
+from .named import asks_only_what_was_read, chapter_not_in_book, no_chapter_from_here, parts_named_in, \
+    without_asking_so_far
 from .overview import ENDING, asks_about_the_chapters, asks_about_the_whole_book, overview, overview_kind
 from .related import RELATED_BUDGET, RELATED_QUESTION, related_plan
 from .retrieval import Features, PartEvidence, Retrieval, cut_at, retrieve
@@ -210,7 +211,10 @@ class AnswerSession:
         if fact is None:
             return None
         kind, stated = fact
-        chapters = self.checked_within(chapters, until) if kind in (CONTENTS, LENGTH) and chapters else None
+        # "the first volume" of a book not in parts is answered for the whole book, not its first chapter.
+        whole_book = not self.context.book.parts and parts_named_in(question)
+        chapters = (self.checked_within(chapters, until) if kind in (CONTENTS, LENGTH) and chapters and not whole_book
+                    else None)
         return Retrieval(plan=plan, parts=[PartEvidence(part=part) for part in plan.parts],
                          seconds=time.perf_counter() - started, until=until, overview=kind, stated=stated,
                          within=chapters, meaning_share=self.context.meaning_share)
