@@ -644,6 +644,9 @@ def test_a_follow_up_takes_its_pronouns_as_the_earlier_question_named():
         "What does Mrs Fezziwig say about Christmas?"
     assert follow_up_question("And chapter 6?", "What is chapter 5 called?") == "What is chapter 6 called?"
     assert follow_up_question('And "bah"?', 'Where does Scrooge say "humbug"?') == 'Where does Scrooge say "bah"?'
+    # Words quoted stand for words quoted, not for a name ('How many times does bah say humbug?').
+    assert follow_up_question('And "bah"?', "How many times does Scrooge say humbug?") == \
+        'How many times does Scrooge say "bah"?'
     assert follow_up_question("And why?", "Who is Marley?") == "And why (Marley)?"  # no name or chapter: glossed
     assert follow_up_question("And his ghost?", "Who is Marley?") == "And his (Marley) ghost?"
     assert follow_up_question("Where does he go?", "Who is the old man in the chair?") == \
@@ -1202,6 +1205,40 @@ def test_how_often_a_name_or_a_word_is_used_is_counted_in_the_text(session):
     assert read.stated.startswith(f"\u201cmeadow\u201d is written {sum(at < limit for at in meadows)} times in "
                                   "Black Beauty up to where you have read")
     assert read.passages[-1].section == last_chapter and all(node.end <= limit for node in read.passages)
+
+
+def test_how_often_someone_says_a_word_counts_the_lines_the_book_gives_them():
+    from engine.answer.counting import how_often
+    from engine.importer import parse_book
+    from engine.paths import sample_book_path
+
+    carol = parse_book(sample_book_path())
+
+    def paragraph(at: int) -> str:
+        return " ".join(carol.text[carol.text.rfind("\n\n", 0, at):carol.text.find("\n\n", at)].split())
+
+    # It had said how often "humbug" is written (9 times), the nephew's two among them.
+    phrase, stated, found = how_often("How many times does Scrooge say humbug?", carol)
+    assert (phrase, stated) == ("humbug", "Scrooge says \u201chumbug\u201d 6 times where the book names who is speaking, "
+                                          "in Stave I: Marley's Ghost; \u201chumbug\u201d is written 9 times in A "
+                                          "Christmas Carol: A Ghost Story of Christmas in all.")
+    assert paragraph(found[0]) == '"Bah!" said Scrooge, "Humbug!"'
+    assert all("Scrooge" in paragraph(at) and "nephew" not in paragraph(at) for at in found)
+    assert how_often("How many times is humbug said by Scrooge?", carol)[2] == found
+    nephew = how_often("How often does Scrooge's nephew say humbug?", carol)
+    assert nephew[1].startswith("Scrooge's nephew says \u201chumbug\u201d twice where the book names who is speaking")
+    assert all(re.search(r"(?:said|cried) Scrooge's nephew", paragraph(at)) for at in nephew[2])
+    # Passers-by wishing him a merry Christmas in a paragraph about him are not him.
+    merry = how_often('How many times does Scrooge say "Merry Christmas"?', carol)
+    assert merry[2] and not any("fellows said" in paragraph(at) for at in merry[2])
+    assert how_often("How many times does Fred say humbug?", carol)[1].startswith(
+        "Where the book names who is speaking, Fred never says \u201chumbug\u201d; \u201chumbug\u201d is written 9 times")
+    # Up to a reading limit; no one named, all uses as before.
+    limit = found[3] + len("humbug")
+    assert how_often("How many times does Scrooge say humbug?", carol, until=limit)[1].startswith(
+        "Up to where you have read, Scrooge says \u201chumbug\u201d 4 times where the book names who is speaking, in "
+        "Stave I: Marley's Ghost; \u201chumbug\u201d is written 5 times in")
+    assert how_often("How many times does he say humbug?", carol)[1].startswith("\u201chumbug\u201d is written 9 times")
 
 
 def test_questions_about_the_story_that_share_those_words_are_searched(session):

@@ -5,7 +5,10 @@ by chapter: a model cannot count, and a search returns a dozen passages, not
 how many there are. What is counted is a phrase the question quotes, what
 follows "say" or "use", the words after "the word", or else a name the book
 writes with a capital: "How often does Scrooge go to bed?" asks how often
-something happens, and is searched as any question is."""
+something happens, and is searched as any question is. Asked how often
+someone says it, the uses counted are those in dialogue whose paragraph
+names them as the one speaking ("“Humbug!” said Scrooge", not "said
+Scrooge's nephew"), beside all the uses."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ import re
 from collections import Counter
 
 from .bookfacts import FUNCTION_WORDS, as_sentence, chapter_name, counted, main_noun, phrase_pattern
+from .narrator import SPEECH_VERBS, outside_dialogue
 from .planning import QUOTED, STOPWORDS, words
 
 # "How many times", "How often": a count of uses in the text.
@@ -24,6 +28,19 @@ _COUNTING_WORDS = {"times", "often", "frequently", "word", "words", "phrase", "a
                    "used", "use", "mentioned", "mention", "mentions", "named", "occur", "occurs", "occurrences",
                    "uses", "written", "come", "comes", "show", "shows", "up", "whole", "number", "book", "novel",
                    "story", "text", "called", "referred", "refer", "said", "says", "say"}
+# "is humbug said by Scrooge": who says it, after the words said.
+_SAID_BY = re.compile(r"\b(?:said|uttered|used|spoken)\s+by\s+(?P<who>.+?)\W*$", re.I)
+_PARAGRAPH_END = re.compile(r"\n\s*\n")
+# A speech tag: "said Scrooge", "Scrooge replied" (the name is checked apart).
+_TAG = re.compile(r"\b(?:" + "|".join(sorted(SPEECH_VERBS)) + r")\b", re.I)
+# How far before a speech tag its speaker's name is looked for (half as far after).
+_TAG_REACH = 80
+_PRONOUN_BEFORE = re.compile(r"\b(?:he|she)\s+$", re.I)
+_PRONOUN_AFTER = re.compile(r"\s+(?:he|she)\b", re.I)
+# Telling after a quotation that starts a sentence of its own rather than tagging it.
+_NEW_SENTENCE = re.compile(r"\s*(?:And|But|Then|So|The|This|That|It|There|When|As|At|In|On|After|Before|Now|Yet)\b")
+# How far a paragraph is read each side of a use where the text has no blank lines.
+_PARAGRAPH_REACH = 1500
 # "the word whale", "the phrase God bless us": words asked about as words.
 _A_WORD = re.compile(r"\b(?:word|phrase|expression)\b", re.I)
 # Share of a phrase's uses written with a capital for it to be a name the book uses ("Marley", not "bed").
@@ -40,7 +57,11 @@ def how_often(question: str, book, until: int | None = None) -> tuple[str, str, 
     asked = _HOW_OFTEN.search(question)
     if asked is None:
         return None
-    phrase, named_as_such = _counted_phrase(question[asked.end():])
+    rest = question[asked.end():]
+    said_by = _SAID_BY.search(rest)
+    if said_by:  # "is humbug said by Scrooge": counted as "does Scrooge say humbug"
+        rest = f"{said_by.group('who')} says {rest[:said_by.start()]}"
+    phrase, named_as_such = _counted_phrase(rest)
     if not re.search(r"\w", phrase):  # nothing to count: "How many times?", a quotation of dots
         return None
     start = book.sections[0].start if book.sections else 0
@@ -53,22 +74,100 @@ def how_often(question: str, book, until: int | None = None) -> tuple[str, str, 
     matches = list(pattern.finditer(book.text, start, end))
     found = [match.start() for match in matches]
     if matches and not named_as_such:  # as the book writes it ("marley": "Marley")
-        phrase = Counter(" ".join(match.group().split()) for match in matches).most_common(1)[0][0]
+        phrase = _as_written(matches)
     read = " up to where you have read" if until is not None else ""
     if not found:
         return phrase, f"\u201c{phrase}\u201d is not written anywhere in {book.title}{read}.", []
+    times = _times(len(found))
+    written = f"\u201c{phrase}\u201d is written {times} in {book.title}{read}, {_spread(book, found)}"
+    speaker = _speaker(rest, book, start) if named_as_such else None
+    if speaker is None:
+        return phrase, as_sentence(written), found
+    theirs = [offset for offset in found if _spoken_by(book.text, offset, speaker)]
+    if not theirs:
+        return phrase, as_sentence(f"Where the book names who is speaking, {speaker} never says \u201c{phrase}\u201d; "
+                                   f"{written}"), found
+    so_far = "Up to where you have read, " if until is not None else ""
+    return phrase, as_sentence(f"{so_far}{speaker} says \u201c{phrase}\u201d {_times(len(theirs))} where the book names "
+                               f"who is speaking, {_spread(book, theirs)}; \u201c{phrase}\u201d is written {times} "
+                               f"in {book.title} in all"), theirs
+
+
+def _spread(book, found: list[int]) -> str:
+    """Which chapters the uses at `found` are in: "in all 5 of its staves: Stave I (28), ..."."""
     by_section = Counter(section.ordinal for section in map(book.section_at, found) if section)
     sections = [book.sections[ordinal - 1] for ordinal in sorted(by_section)]
     where = ", ".join(f"{section.label} ({by_section[section.ordinal]})" for section in sections)
     if len(sections) > _CHAPTERS_LISTED:
         most = sorted(sections, key=lambda section: (-by_section[section.ordinal], section.ordinal))[:3]
         where = "most in " + ", ".join(f"{section.label} ({by_section[section.ordinal]})" for section in most)
-    times = "once" if len(found) == 1 else "twice" if len(found) == 2 else f"{len(found):,} times"
     chapters = counted(len(book.sections), main_noun(book.sections)).split(" ", 1)[-1]
-    spread = (f"in {chapter_name(sections[0])}" if len(sections) == 1 else
-              f"in all {len(sections)} of its {chapters}: {where}" if len(sections) == len(book.sections) else
-              f"in {len(sections)} of its {len(book.sections)} {chapters}: {where}")
-    return phrase, as_sentence(f"\u201c{phrase}\u201d is written {times} in {book.title}{read}, {spread}"), found
+    return (f"in {chapter_name(sections[0])}" if len(sections) == 1 else
+            f"in all {len(sections)} of its {chapters}: {where}" if len(sections) == len(book.sections) else
+            f"in {len(sections)} of its {len(book.sections)} {chapters}: {where}")
+
+
+def _times(number: int) -> str:
+    return "once" if number == 1 else "twice" if number == 2 else f"{number:,} times"
+
+
+def _as_written(matches: list[re.Match]) -> str:
+    """A phrase as the book most often writes it ("marley": "Marley")."""
+    return Counter(" ".join(match.group().split()) for match in matches).most_common(1)[0][0]
+
+
+def _speaker(rest: str, book, start: int) -> str | None:
+    """Whom a how-often question asks about as saying its words ("does
+    Scrooge say humbug": "Scrooge"), as the book writes their name; None if
+    it names no one the book writes with a capital ("does he say")."""
+    saying = _SAYING.search(rest)
+    if saying is None:
+        return None
+    who = [word for word in words(rest[:saying.start()])
+           if word.lower() not in _COUNTING_WORDS | FUNCTION_WORDS | STOPWORDS]
+    if not who:
+        return None
+    uses = list(phrase_pattern(" ".join(who)).finditer(book.text, start))
+    if not uses or sum(1 for use in uses if use.group()[:1].isupper()) < _NAME_SHARE * len(uses):
+        return None
+    return _as_written(uses)
+
+
+def _spoken_by(text: str, offset: int, speaker: str) -> bool:
+    """Whether the use at `offset` is in dialogue its paragraph gives to
+    `speaker`: the telling names them (not "Scrooge's nephew"), and the
+    speech tag next to the quotation, if there is one, is theirs ("said
+    Scrooge", "he said"), not another's ("three or four fellows said")."""
+    before = text.rfind("\n\n", max(0, offset - _PARAGRAPH_REACH), offset)
+    begin = before + 2 if before >= 0 else max(0, offset - _PARAGRAPH_REACH)
+    after = _PARAGRAPH_END.search(text, offset, offset + _PARAGRAPH_REACH)
+    paragraph = text[begin:after.start() if after else offset + _PARAGRAPH_REACH]
+    at = offset - begin
+    telling = outside_dialogue(paragraph)
+    if any(told_start <= at < told_end for told_start, told_end in telling):
+        return False  # told, not said: "the word humbug"
+    name = re.compile(rf"\b{re.escape(speaker)}\b(?![\u2019']s\b)")
+    if not any(name.search(paragraph, told_start, told_end) for told_start, told_end in telling):
+        return False
+    # The tag after the quotation ("“Humbug!” said Scrooge"), else the one before it ("fellows said, “...”").
+    following = next(((told_start, told_end) for told_start, told_end in telling if told_start > at), None)
+    preceding = next(((told_start, told_end) for told_start, told_end in reversed(telling) if told_end <= at), None)
+    tags = []
+    if following and _NEW_SENTENCE.match(paragraph, following[0], following[1]):
+        following = None  # '“A merry Christmas to you!” And Scrooge said often afterwards': no tag of this one
+    if following:
+        tags += [tag for tag in _TAG.finditer(paragraph, following[0], min(following[1], following[0] + _TAG_REACH))][:1]
+    if preceding and not tags:
+        tags += [tag for tag in _TAG.finditer(paragraph, max(preceding[0], preceding[1] - _TAG_REACH), preceding[1])
+                 ][-1:]
+    if not tags:
+        return True  # "Scrooge ... said, “Bah!” again; and followed it up with “Humbug.”"
+    tag = tags[0]
+    segment = following if following and following[0] <= tag.start() < following[1] else preceding
+    # The name a little before the tag ("Scrooge, having no answer ready, said") or after it, or "he said".
+    return bool(name.search(paragraph, max(segment[0], tag.start() - _TAG_REACH), min(segment[1], tag.end() + 40))
+                or _PRONOUN_BEFORE.search(paragraph, max(segment[0], tag.start() - 12), tag.start())
+                or _PRONOUN_AFTER.match(paragraph, tag.end(), segment[1]))
 
 
 def _counted_phrase(rest: str) -> tuple[str, bool]:

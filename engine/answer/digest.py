@@ -30,7 +30,7 @@ import numpy as np
 
 from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, LENGTH, TITLE_PAGE_LABEL, phrase_pattern, title_page_span
 from .expected import AGE, expected_answer, holds_answer
-from .narrator import outside_dialogue, says_i
+from .narrator import SPEECH_VERBS, outside_dialogue, says_i
 from .overview import FIRST_PERSON, PEOPLE, PLACES, THIRD_PERSON
 from .planning import QUOTED, content_words, stem
 from .retrieval import BEFORE_A_NAME, INTRODUCTION, Retrieval, introduced
@@ -429,11 +429,7 @@ def sentence_vectors(sentences: list[tuple], context) -> np.ndarray:
     return vectors
 
 
-# Verbs that tag a line of dialogue with its speaker.
-_SPEECH_VERBS = {"said", "says", "say", "cried", "replied", "asked", "exclaimed", "returned", "answered", "added",
-                 "retorted", "observed", "remarked", "continued", "demanded", "inquired", "enquired", "muttered",
-                 "whispered", "shouted", "rejoined", "repeated", "interposed", "resumed"}
-_SPEAKING = re.compile(r"\b(?:" + "|".join(sorted(_SPEECH_VERBS)) + r")\b", re.I)
+_SPEAKING = re.compile(r"\b(?:" + "|".join(sorted(SPEECH_VERBS)) + r")\b", re.I)
 _CONTRACTION = re.compile(r"(?:n't|'ll|'m|'re|'ve|'d)$", re.I)
 
 
@@ -448,9 +444,9 @@ def bare_exchange(sentence: str) -> bool:
 
 def _says_only_who_spoke(words: list[str]) -> bool:
     """`bare_exchange`, on the sentence's content words (the digest has them already)."""
-    if not any(word.lower() in _SPEECH_VERBS for word in words):
+    if not any(word.lower() in SPEECH_VERBS for word in words):
         return False
-    return sum(1 for word in words if word.lower() not in _SPEECH_VERBS and not _CONTRACTION.search(word)) < 3
+    return sum(1 for word in words if word.lower() not in SPEECH_VERBS and not _CONTRACTION.search(word)) < 3
 
 
 def _word_key(word: str, rarity) -> str:

@@ -17,6 +17,10 @@ import re
 _QUOTED = re.compile(r"\u201c[^\u201d]*?\u201d|\"[^\"]*?\"|\u2018[^\u2019]{0,400}?\u2019(?![a-z])", re.S)
 _LEFT_OPEN = re.compile(r"[\u201c\"\u2018].*", re.S)
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+# Verbs that tag a line of dialogue with its speaker.
+SPEECH_VERBS = {"said", "says", "say", "cried", "replied", "asked", "exclaimed", "returned", "answered", "added",
+                "retorted", "observed", "remarked", "continued", "demanded", "inquired", "enquired", "muttered",
+                "whispered", "shouted", "rejoined", "repeated", "interposed", "resumed"}
 _FIRST_PERSON = re.compile(r"\b(?:I|me|my|myself)\b")
 # First-person words in a thousand words of the telling, at least, for a book told by one of its people.
 FIRST_PERSON_PER_THOUSAND = 9
