@@ -212,7 +212,8 @@ def main() -> int:
                            ("24-the-contents", "How many chapters are there?"),
                            ("25-who-wrote-it", "Who wrote this book?"),
                            ("26-how-long-is-it", "How long will it take me to read?"),
-                           ("27-how-often", "How many times is Marley mentioned?")):
+                           ("27-how-often", "How many times is Marley mentioned?"),
+                           ("28-how-often-someone-says-it", "How many times does Scrooge say humbug?")):
         window.ask_panel.question.setText(question)
         done.clear()
         refused.clear()

@@ -1193,10 +1193,23 @@ def test_how_often_a_name_or_a_word_is_used_is_counted_in_the_text(session):
     meadow = session.retrieve("How often does the word 'meadow' appear?")
     assert meadow.overview == "count" and meadow.stated.startswith(
         f"\u201cmeadow\u201d is written {len(meadows)} times in Black Beauty, in ")
-    assert [node.section for node in meadow.passages] == sorted({book.section_at(at).ordinal for at in meadows})
-    assert all(node.start <= min(at for at in meadows if book.section_at(at).ordinal == node.section) < node.end
-               for node in meadow.passages)  # the passage of its first use in each chapter
-    assert session.digest(meadow) and all("meadow" in line.text.lower() for line in session.digest(meadow))
+    # No more than twelve uses: the passage of each (it had been the first in each chapter only); quoted each
+    # where they are no more than six, else a passage's first, of the first, middle and last passage.
+    holding = list(dict.fromkeys(session.context.passages_overlapping(at, at)[-1].id for at in meadows))
+    assert 6 < len(meadows) <= 12 and [node.id for node in meadow.passages] == holding
+    assert [line.passage_id for line in session.digest(meadow)] == [holding[0], holding[len(holding) // 2],
+                                                                   holding[-1]]
+    assert all("meadow" in line.text.lower() for line in session.digest(meadow))
+    saddles = session.retrieve("How many times is the word saddle used?")
+    assert saddles.stated.startswith("\u201csaddle\u201d is written 4 times")
+    lines = session.digest(saddles)  # each use's sentence, once (two are in one)
+    assert len(lines) == 3 and all(any(line.start <= at < line.end for line in lines) for at in saddles.uses)
+    # Many: the passage of its first use in each chapter.
+    horses = session.retrieve("How many times is the word 'horse' used?")
+    assert len(horses.uses) > 12 and [node.section for node in horses.passages] == sorted(
+        {book.section_at(at).ordinal for at in horses.uses})
+    assert all(node.start <= min(at for at in horses.uses if book.section_at(at).ordinal == node.section) < node.end
+               for node in horses.passages)
     assert session.retrieve("How often does the old horse run?").overview is None  # how often it happens: searched
     # Up to a reading limit: only the uses before it, and no passage shown past it.
     last_chapter = book.section_at(meadows[-1]).ordinal

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, LENGTH, TITLE_PAGE_LABEL, phrase_pattern, title_page_span
+from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, LENGTH, TITLE_PAGE_LABEL, title_page_span
 from .expected import AGE, expected_answer, holds_answer
 from .narrator import SPEECH_VERBS, outside_dialogue, says_i
 from .overview import FIRST_PERSON, PEOPLE, PLACES, THIRD_PERSON
@@ -75,6 +75,8 @@ _ANSWER_WEIGHT = 0.05
 # LiteraryQA answer recall (its four how-old questions): 0.203 at 0.05 and
 # 0.1, 0.207 at 0.2, 0.211 at 0.3.
 _ANSWER_WEIGHTS = {AGE: 0.3}
+# A how-often question's uses quoted each where there are no more than this; else its first, middle and last.
+_USES_QUOTED = 6
 
 
 @dataclass
@@ -338,19 +340,21 @@ def _headings(retrieval: Retrieval, context) -> list[DigestLine]:
 
 
 def _uses(retrieval: Retrieval, context) -> list[DigestLine]:
-    """For a how-often question, the sentence of its first use of the phrase
-    counted, one from the middle chapter holding it and one from the last."""
-    passages = retrieval.parts[0].passages if retrieval.parts else []
-    phrase = retrieval.plan.parts[0].anchors[0] if retrieval.plan.parts and retrieval.plan.parts[0].anchors else ""
-    pattern = phrase_pattern(phrase)
-    picked = passages if len(passages) <= _MAX_LINES else [passages[0], passages[len(passages) // 2], passages[-1]]
-    lines = []
-    for passage in picked:
+    """For a how-often question, the sentences of the uses counted: each of
+    them where they are few; else the first in each passage of the evidence
+    (a chapter's first), of three passages at most: the first, the middle
+    and the last."""
+    shown = []  # (sentence span, its passage) of each use in the evidence kept, each sentence once
+    for passage in retrieval.passages:
         for start, end in context.sentences(passage):
-            if end <= passage.end and pattern.search(context.book.text, start, end):
-                lines.append(_line(context.book, 0, passage, start, end))
-                break
-    return lines
+            if end <= passage.end and any(start <= offset < end for offset in retrieval.uses) \
+                    and (start, end) not in {span for span, _ in shown}:
+                shown.append(((start, end), passage))
+    if len(shown) > _USES_QUOTED:
+        firsts = [(span, passage) for place, (span, passage) in enumerate(shown)
+                  if place == 0 or shown[place - 1][1].id != passage.id]  # in book order: a passage's first
+        shown = firsts if len(firsts) <= _MAX_LINES else [firsts[0], firsts[len(firsts) // 2], firsts[-1]]
+    return [_line(context.book, 0, passage, *span) for span, passage in shown]
 
 
 def _narrator_lines(passages: list, context) -> list[DigestLine]:

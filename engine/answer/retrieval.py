@@ -96,6 +96,8 @@ class Retrieval:
     # A question about the book itself ("Who wrote it?", "How many chapters?"): its answer, from the book's
     # record (bookfacts.py), with `overview` the kind of fact.
     stated: str | None = None
+    # A how-often question's uses counted, where each starts in the text (counting.py): the digest quotes them.
+    uses: list[int] = field(default_factory=list)
 
     @property
     def ranked(self) -> list[Node]:

@@ -222,16 +222,18 @@ class AnswerSession:
     def _uses(self, plan: Plan, counted: tuple[str, str, list[int]], until: int | None,
               started: float) -> Retrieval:
         """A how-often question's answer (`how_often`), its evidence the
-        passage of the first use in each chapter (evenly spread over them
-        past the budget), the phrase counted as the plan's anchor."""
+        passage of each use where they are few, else of the first use in
+        each chapter (evenly spread over them past the budget), the phrase
+        counted as the plan's anchor."""
         phrase, stated, found = counted
-        firsts: dict[int, Node] = {}  # section ordinal -> the passage of its first use
+        holding: dict[int | str, Node] = {}  # the passage of each use, or of its chapter's first
         for offset in found:
             section = self.context.book.section_at(offset)
-            holding = self.context.passages_overlapping(offset, offset)  # none for a chapter's heading
-            if section is not None and section.ordinal not in firsts and holding:
-                firsts[section.ordinal] = holding[-1]
-        passages = [cut_at(passage, until) for passage in firsts.values()]  # nothing past a reading limit shown
+            passages = self.context.passages_overlapping(offset, offset)  # none for a chapter's heading
+            key = passages[-1].id if len(found) <= MAX_EVIDENCE and passages else section.ordinal if section else None
+            if key is not None and key not in holding and passages:
+                holding[key] = passages[-1]
+        passages = [cut_at(passage, until) for passage in holding.values()]  # nothing past a reading limit shown
         if len(passages) > MAX_EVIDENCE:
             passages = [passages[round(i * (len(passages) - 1) / (MAX_EVIDENCE - 1))] for i in range(MAX_EVIDENCE)]
         plan.parts = plan.parts[:1]
@@ -240,7 +242,7 @@ class AnswerSession:
                                 sources={passage.id: ["count"] for passage in passages})
         return Retrieval(plan=plan, parts=[evidence], seconds=time.perf_counter() - started,
                          order=[passage.id for passage in passages], until=until, overview=COUNT, stated=stated,
-                         meaning_share=self.context.meaning_share)
+                         meaning_share=self.context.meaning_share, uses=found)
 
     def related(self, focus: tuple[int, int], budget: int = RELATED_BUDGET, until: int | None = None,
                 within: list[int] | None = None) -> Retrieval:
