@@ -507,6 +507,23 @@ def test_a_question_about_the_whole_book_gets_the_book_in_outline(session):
     assert result.overview == "outline" and result.as_dict()["overview"] == "outline"
 
 
+def test_an_outline_quotes_a_sentence_the_book_repeats_once(tmp_path):
+    from engine.store import Library
+
+    # Each chapter opens with the same line: the outline had quoted it three times.
+    refrain = "Here I must go back a little in my story, as old horses do."
+    text = (ROOT / "tests" / "fixtures" / "three-chapters.txt").read_text()
+    (tmp_path / "refrain.txt").write_text(re.sub(r"^(0\d [A-Z].*)$", rf"\1\n\n{refrain}", text, flags=re.M))
+    library = Library(tmp_path / "home")
+    answering = AnswerSession(library, library.import_book(tmp_path / "refrain.txt").book_id, generator=None,
+                              embedder=open_embedder(ModelSettings()))
+    answering.ensure_indexed()
+    assert answering.context.book.text.count(refrain) == 3
+    lines = answering.digest(answering.retrieve("What is this book about?", budget=6))
+    assert [line.section for line in lines] == [1, 2, 3]
+    assert [line.text for line in lines].count(refrain) == 1 and len({line.text for line in lines}) == 3
+
+
 def test_a_question_about_a_chapter_as_a_whole_gets_the_chapter_in_outline(session):
     from engine.answer.digest import bare_exchange
     from engine.answer.overview import asks_about_the_chapters

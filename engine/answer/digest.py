@@ -298,9 +298,10 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
     sentences, seen = [], set()
     for passage in passages:
         for start, end in context.sentences(passage):
-            # Passages overlap: a sentence in two is quoted once.
-            if end <= passage.end and (start, end) not in seen and len(book.text[start:end].split()) >= 4:
-                seen.add((start, end))
+            # Passages overlap: a sentence in two is quoted once; so is one the book repeats word for word.
+            text = " ".join(book.text[start:end].split())
+            if end <= passage.end and (start, end) not in seen and text not in seen and len(text.split()) >= 4:
+                seen.update({(start, end), text})
                 sentences.append((passage, start, end))
     if retrieval.overview == "ending":
         picked = sentences[-_MAX_LINES:]
