@@ -1271,6 +1271,41 @@ def test_how_often_someone_says_a_word_counts_the_lines_the_book_gives_them():
     assert how_often("How many times does he say humbug?", carol)[1].startswith("\u201chumbug\u201d is written 9 times")
 
 
+def test_which_chapters_someone_is_in_is_answered_from_the_text(session):
+    from engine.answer.counting import chapters_naming
+    from engine.importer import parse_book
+    from engine.paths import sample_book_path
+
+    # It had been a search for scenes like the question: lines from some of them, not which they are.
+    carol = parse_book(sample_book_path())
+    title = "A Christmas Carol: A Ghost Story of Christmas"
+    for question, stated in (
+            ("In which staves does Marley appear?",
+             f"In {title}, \u201cMarley\u201d is in 4 of its 5 staves (36 times in all): Staves I\u2013III and V."),
+            ("Which chapters mention Fezziwig?",
+             f"In {title}, \u201cFezziwig\u201d is only in Stave II: The First of the Three Spirits (19 times)."),
+            ("What chapters is Tiny Tim in?",
+             f"In {title}, \u201cTiny Tim\u201d is in 3 of its 5 staves (22 times in all): Stave III: The Second of the "
+             "Three Spirits, Stave IV: The Last of the Spirits and Stave V: The End of It."),
+            ("Which chapters mention 'the knocker'?",
+             f"In {title}, \u201cthe knocker\u201d is in 2 of its 5 staves (4 times in all): Stave I: Marley's Ghost "
+             "and Stave V: The End of It.")):
+        assert chapters_naming(question, carol)[1] == stated, question
+    # Not a name the book writes with a capital, nor quoted: a scene, searched.
+    assert chapters_naming("Which chapter is the knocker in?", carol) is None
+    assert chapters_naming("Who is Marley?", carol) is None
+    # Through the session: the count's evidence, up to a reading limit.
+    book = session.context.book
+    gordon = session.retrieve("In which chapters does Squire Gordon appear?")
+    assert gordon.overview == "count" and gordon.stated == (
+        "In Black Beauty, \u201cSquire Gordon\u201d is in 2 of its 3 chapters (twice in all): Chapter 2: The Hunt and "
+        "Chapter 3: My Breaking In.")
+    assert {node.section for node in gordon.passages} == {2, 3}
+    daniel = session.retrieve("which chapters is daniel in", until=book.sections[2].start)
+    assert daniel.stated == ("In Black Beauty up to where you have read, \u201cDaniel\u201d is only in Chapter 1: My "
+                             "Early Home (once).")
+
+
 def test_questions_about_the_story_that_share_those_words_are_searched(session):
     from engine.answer.bookfacts import book_fact
 

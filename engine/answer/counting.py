@@ -41,6 +41,17 @@ _PRONOUN_AFTER = re.compile(r"\s+(?:he|she)\b", re.I)
 _NEW_SENTENCE = re.compile(r"\s*(?:And|But|Then|So|The|This|That|It|There|When|As|At|In|On|After|Before|Now|Yet)\b")
 # How far a paragraph is read each side of a use where the text has no blank lines.
 _PARAGRAPH_REACH = 1500
+# "In which chapters does Lady Russell appear?", "Which chapters mention Lyme?", "What chapters is Kala in?":
+# the chapters that name someone or something, not a search for scenes like the question.
+_CHAPTER_NOUNS = r"chapter|stave|section|adventure|story|stories|letter|canto|episode"
+_WHICH_CHAPTERS = re.compile(
+    rf"^\W*(?:in\s+)?(?:which|what)\s+(?:{_CHAPTER_NOUNS})s?\s+(?:does|do|did|is|are|was|were)\s+(?P<who>.+?)\s+"
+    r"(?:appear|appears|appeared|show\s+up|turn\s+up|come\s+in|feature|featured|mentioned|named|in|present)"
+    r"(?:\s+in(?:\s+(?:the|this)\s+(?:book|novel|story))?)?\W*$"
+    rf"|^\W*(?:which|what)\s+(?:{_CHAPTER_NOUNS})s?\s+(?:mention|mentions|name|names|feature|features|include|includes)"
+    r"\s+(?P<whom>.+?)\W*$", re.I)
+# Chapters that have what is asked about are named with their titles up to this many; past it, in runs.
+_TITLED = 3
 # "the word whale", "the phrase God bless us": words asked about as words.
 _A_WORD = re.compile(r"\b(?:word|phrase|expression)\b", re.I)
 # Share of a phrase's uses written with a capital for it to be a name the book uses ("Marley", not "bed").
@@ -91,6 +102,69 @@ def how_often(question: str, book, until: int | None = None) -> tuple[str, str, 
     return phrase, as_sentence(f"{so_far}{speaker} says \u201c{phrase}\u201d {_times(len(theirs))} where the book names "
                                f"who is speaking, {_spread(book, theirs)}; \u201c{phrase}\u201d is written {times} "
                                f"in {book.title} in all"), theirs
+
+
+def chapters_naming(question: str, book, until: int | None = None) -> tuple[str, str, list[int]] | None:
+    """For "In which chapters does Lady Russell appear?", "Which chapters
+    mention 'the knocker'?": what is looked for (a name the book writes
+    with a capital, or a phrase quoted), the chapters that have it in one
+    line, and where in the text each use starts (up to `until`); None for
+    any other question."""
+    asked = _WHICH_CHAPTERS.search(question)
+    if asked is None:
+        return None
+    quoted = QUOTED.search(question)
+    who = " ".join((quoted.group(1) or quoted.group(2)).split()) if quoted else (asked.group("who")
+                                                                                    or asked.group("whom"))
+    start = book.sections[0].start if book.sections else 0
+    pattern = phrase_pattern(who)
+    every = list(pattern.finditer(book.text, start))
+    if not quoted and (not every or sum(1 for use in every if use.group()[:1].isupper()) < _NAME_SHARE * len(every)):
+        return None  # "Which chapter is the hunt in?": a scene, searched
+    matches = [match for match in every if until is None or match.end() <= until]
+    phrase = who if quoted or not matches else _as_written(matches)
+    read = " up to where you have read" if until is not None else ""
+    if not matches:
+        return phrase, f"\u201c{phrase}\u201d is not written anywhere in {book.title}{read}.", []
+    found = [match.start() for match in matches]
+    having = sorted({section.ordinal for section in map(book.section_at, found) if section})
+    times = _times(len(found))
+    where = f"In {book.title}{',' if until is None else ''}{read}{',' if until is not None else ''}"
+    if len(having) == 1:
+        return phrase, as_sentence(f"{where} \u201c{phrase}\u201d is only in "
+                                   f"{chapter_name(book.sections[having[0] - 1])} ({times})"), found
+    chapters = counted(len(book.sections), main_noun(book.sections)).split(" ", 1)[-1]
+    share = (f"all {len(book.sections)} of its {chapters}" if len(having) == len(book.sections) else
+             f"{len(having)} of its {len(book.sections)} {chapters}")
+    named = (_ranges(book, having) if len(having) > _TITLED else
+             _listed([chapter_name(book.sections[ordinal - 1]) for ordinal in having]))
+    return phrase, as_sentence(f"{where} \u201c{phrase}\u201d is in {share} ({times} in all): {named}"), found
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _ranges(book, ordinals: list[int]) -> str:
+    """Chapters in runs, as the book numbers them: "Chapters 1–5, 7 and 9–24",
+    "Staves I–III and V"; by their labels where they carry no number."""
+    sections = [book.sections[ordinal - 1] for ordinal in ordinals]
+    numbers = [section.label.split(",")[-1].split()[1:] for section in sections]
+    if not all(len(number) == 1 for number in numbers):
+        return ", ".join(section.label for section in sections)
+    runs: list[list[int]] = []
+    for place, ordinal in enumerate(ordinals):
+        if runs and ordinal == ordinals[place - 1] + 1:
+            runs[-1].append(place)
+        else:
+            runs.append([place])
+    said: list[str] = []
+    for run in runs:  # a run of two is said as two: "1, 2", not "1–2"
+        said += ([numbers[place][0] for place in run] if len(run) <= 2 else
+                 [f"{numbers[run[0]][0]}\u2013{numbers[run[-1]][0]}"])
+    noun = main_noun(sections)
+    noun = (noun if len(sections) == 1 else counted(2, noun).split(" ", 1)[-1]).capitalize()
+    return f"{noun} {_listed(said)}"
 
 
 def _spread(book, found: list[int]) -> str:
