@@ -885,6 +885,29 @@ def stave_two(tmp_path_factory):
                       "STAVE III:  THE SECOND")
 
 
+def test_where_the_book_last_names_someone_leads_the_evidence(session):
+    from engine.answer.retrieval import LAST_MENTION, last_mentioned
+
+    context = session.context
+    assert [last_mentioned(q, context.writes_as_name) for q in (
+        "When does Squire Gordon last appear?", "Where is Daniel last mentioned?", "when do we last see daniel",
+        "What is the last we hear of Duchess?", "When does Daniel first appear?", "Who came last?")] == [
+        "Squire Gordon", "Daniel", "daniel", "Duchess", None, None]
+    # It had been a search on "last" and "appear": lines about the hunt's last moments.
+    book = context.book
+    last = book.text.rindex("Daniel")
+    found = session.retrieve("Where is Daniel last mentioned?", budget=6)
+    holding = [node for node in found.passages if LAST_MENTION in found.parts[0].sources[node.id]]
+    assert len(holding) == 1 and holding[0].start <= last < holding[0].end
+    assert any(line.start <= last < line.end for line in session.digest(found))
+    # Up to a reading limit: the last naming read.
+    limit = book.sections[2].start
+    early = session.retrieve("Where is Daniel last mentioned?", budget=6, until=limit)
+    earlier = book.text.rindex("Daniel", 0, limit)
+    assert any(line.start <= earlier < line.end for line in session.digest(early))
+    assert all(node.end <= limit for node in early.passages)
+
+
 def test_a_name_is_known_and_searched_as_the_book_writes_it(stave_two):
     from engine.answer.digest import _word_key
     from engine.answer.retrieval import asked_who

@@ -33,7 +33,7 @@ from .expected import AGE, expected_answer, holds_answer
 from .narrator import SPEECH_VERBS, outside_dialogue, says_i
 from .overview import FIRST_PERSON, PEOPLE, PLACES, THIRD_PERSON
 from .planning import QUOTED, content_words, stem
-from .retrieval import BEFORE_A_NAME, INTRODUCTION, Retrieval, introduced
+from .retrieval import BEFORE_A_NAME, INTRODUCTION, LAST_MENTION, Retrieval, introduced, last_mentioned
 from .selection import part_heading
 from .vocabulary import as_written
 
@@ -111,8 +111,9 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
             key = _word_key(word, context.rarity)
             wanted[key] = max(wanted.get(key, 0.0), word_weight(word, context.rarity))
         anchors = [a.lower() for a in part.anchors]
-        # "Who is Ishmael?": someone asked about and nothing else.
-        asked_about = introduced(part.text, context.writes_as_name)
+        # "Who is Ishmael?": someone asked about and nothing else ("When does Mrs Clay last appear?" too).
+        asked_about = introduced(part.text, context.writes_as_name) or last_mentioned(part.text,
+                                                                                      context.writes_as_name)
         naming = _names(asked_about) if asked_about else None
         candidates = []
         seen: set[tuple[int, int]] = set()
@@ -169,6 +170,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                          several_passages=len(evidence.passages) > 1)
         chosen = _with_a_named_section(chosen, scored, retrieval.named)
         chosen = _with_the_introduction(chosen, scored, evidence, asked_about)
+        chosen = _with_the_last_mention(chosen, scored, evidence, asked_about)
         chosen = _holding_what_it_quotes(chosen, scored, part.text)
         who_said = _WHO_SAID.match(part.text) is not None
         for score, (_, _, start, end, _, passage) in sorted(chosen, key=lambda pair: pair[1][2]):
@@ -270,6 +272,21 @@ def _with_the_introduction(chosen: list, scored: list, evidence, name: str | Non
         return chosen
     others = [pair for pair in chosen if pair[1][5].id != first]  # the passage's other lines give way to it
     return (others if len(others) < _MAX_LINES else others[:-1]) + [line]
+
+
+def _with_the_last_mention(chosen: list, scored: list, evidence, name: str | None) -> list:
+    """The lines, with the last sentence that names someone in the passage
+    that last names them (`name`: "When does Mrs Clay last appear?"), in
+    place of the weakest."""
+    last = next((node_id for node_id, sources in evidence.sources.items() if LAST_MENTION in sources), None)
+    if last is None or name is None:
+        return chosen
+    named = _names(name)
+    line = max((pair for pair in scored if pair[1][5].id == last and named.search(pair[1][4])),
+               key=lambda pair: pair[1][2], default=None)
+    if line is None or line in chosen:
+        return chosen
+    return (chosen if len(chosen) < _MAX_LINES else chosen[:-1]) + [line]
 
 
 def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:

@@ -35,6 +35,7 @@ from .vocabulary import Rarity, as_written, without_possessive
 
 MAX_PER_SECTION = 2
 INTRODUCTION = "introduction"  # the sources' mark of the passage that first names someone asked about
+LAST_MENTION = "last mention"  # and of the passage that last names someone ("When does Mrs Clay last appear?")
 WHOLE_QUESTION_WEIGHT = {"code": 4.0, "model": 1.0}
 # Weights of the ranked lists in the fusion of one part.
 LIST_WEIGHTS = {"anchor": 1.0, "rare": 0.8, "bm25": 1.0, "dense": 1.0, "summary": 0.7}
@@ -154,6 +155,11 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     introduction = _introduction(plan, context, until, searched)
     if introduction is not None:
         picks.take_turns([[introduction]], min(budget, len(chosen) + 1), MAX_PER_SECTION, mark=INTRODUCTION)
+    # "When does Mrs Clay last appear?": the passage that last names her (of what was read); it had been a
+    # search on "last" and "appear".
+    farewell = _last_naming_entry(plan, context, until, searched)
+    if farewell is not None:
+        picks.take_turns([[farewell]], min(budget, len(chosen) + 1), MAX_PER_SECTION, mark=LAST_MENTION)
     # A question about one scene: the passage holding its words best has a
     # reserved slot, first. Where the embedder misses that passage, the
     # fusion buries it under passages both lists find (GutenQA Emma: hit@1
@@ -483,6 +489,26 @@ def first_mentioned(question: str, is_name=None) -> str | None:
     return names[0] if len(names) == 1 else None
 
 
+# "When does Mrs Clay last appear?", "Where is Marley last mentioned?", "the last we hear of Fezziwig"
+_LAST_MENTION = re.compile(
+    r"\blast\s+(?:appears?|appeared|mentioned|named|seen|see|heard|hear|shows?\s+up|showed\s+up|comes?\s+in"
+    r"|appearance|mention)\b|\blast\s+(?:time\s+)?(?:we|the\s+reader|you)\s+(?:see|hear)\b"
+    r"|\bfinal\s+(?:appearance|mention)\b", re.I)
+
+
+def last_mentioned(question: str, is_name=None) -> str | None:
+    """Whom a question asks where the book last names, if it names one and
+    nothing else: "When does Mrs Clay last appear?" -> "Mrs Clay"."""
+    if not _LAST_MENTION.search(question):
+        return None
+    from .followup import subjects_of  # as first_mentioned
+
+    names = subjects_of(question)
+    if not names and is_name is not None:
+        names = [word for word in content_words(_LAST_MENTION.sub(" ", question)) if is_name(word)]
+    return names[0] if len(names) == 1 else None
+
+
 def introduced(question: str, is_name=None) -> str | None:
     """The one a question asks who they are, or where the book first brings them in."""
     return asked_who(question, is_name) or first_mentioned(question, is_name)
@@ -500,19 +526,32 @@ def _introduction(plan: Plan, context, until: int | None, searched):
     return (first.id, first.section, ["phrase"]) if first is not None else None
 
 
-def first_naming(context, name: str, until: int | None, searched) -> Node | None:
-    """The first passage that names someone as written (of the sections
-    `searched`, read before `until`, not one the position cuts through)."""
+def _last_naming_entry(plan: Plan, context, until: int | None, searched):
+    """For a question asking where the book last names someone, the last
+    passage that names them (of the sections searched, read before
+    `until`, not one the position cuts through): (node id, section,
+    sources); else None."""
+    name = last_mentioned(plan.question, context.writes_as_name)
+    if name is None:
+        return None
+    last = first_naming(context, name, until, searched, last=True)
+    return (last.id, last.section, ["phrase"]) if last is not None else None
+
+
+def first_naming(context, name: str, until: int | None, searched, last: bool = False) -> Node | None:
+    """The first (or `last`) passage that names someone as written (of the
+    sections `searched`, read before `until`, not one the position cuts
+    through)."""
     cut = {node.id for node in context.passages_cut_by(until)}
     naming = sorted((node_id for node_id, _ in context.search.phrase(name, levels=[1], k=_NAMED_PASSAGES,
                                                                       sections=searched)
                      if node_id not in cut and (until is None or context.start_of.get(node_id, 0) < until)),
-                    key=lambda node_id: context.start_of.get(node_id, 0))
+                    key=lambda node_id: context.start_of.get(node_id, 0), reverse=last)
     # The word index is stemmed ("Belle" finds the church's bell): the first
     # passage that names them as written.
     written = as_written(name)
     for start in range(0, len(naming), 8):
-        batch = sorted(context.search.nodes(naming[start:start + 8]), key=lambda node: node.start or 0)
+        batch = sorted(context.search.nodes(naming[start:start + 8]), key=lambda node: node.start or 0, reverse=last)
         first = next((node for node in batch if written.search(node.text)), None)
         if first is not None:
             return first
