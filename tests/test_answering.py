@@ -1342,6 +1342,33 @@ def test_questions_about_the_story_that_share_those_words_are_searched(session):
     assert book_fact("What is the name of the third part?", book, []) is None  # not "What is this book called?"
 
 
+def test_what_someone_looks_like_is_answered_by_where_the_book_describes_them(stave_one):
+    from engine.answer.expected import LOOKS, expected_answer
+    from engine.answer.looks import asks_looks, describes
+
+    for asked in ("What does Scrooge look like?", "Describe Marley", "How is Dr Mortimer described?",
+                  "Describe Anne Elliot's appearance", "What is Jo's appearance?", "How does Buck look?"):
+        assert asks_looks(asked) and expected_answer(asked) == LOOKS, asked
+    # Two scenes compared, or someone's words described, are searched as other questions are.
+    for not_asked in ("Compare Meg's appearance at the party with Amy's at the ball",
+                      "How does Holmes describe the case?", "What does Scrooge say about Christmas?"):
+        assert not asks_looks(not_asked), not_asked
+    assert describes("made his eyes red, his thin lips blue") and not describes("his eyes were red")
+    # Its words found lines saying "looked" ("looked at Scrooge as Marley used to look"); now the passage
+    # where words of looks gather after his name has a reserved slot and its description is quoted first.
+    text = stave_one.context.book.text
+    description = text.index("A frosty rime was on his head")
+    found = stave_one.retrieve("What does Scrooge look like?")
+    describing = [node for node in found.passages if "looks" in found.parts[0].sources[node.id]]
+    assert any(node.start <= description < node.end for node in describing)
+    lines = stave_one.digest(found)
+    assert any("froze his old features" in line.text or "frosty rime" in line.text for line in lines[:2])
+    assert not any("looked" in line.text.lower() for line in lines[:1])
+    # Asked of no one: no such slots, the digest as for any question.
+    plot = stave_one.retrieve("Describe the plot")
+    assert not any("looks" in sources for sources in plot.parts[0].sources.values())
+
+
 def test_how_old_someone_is_is_answered_by_where_an_age_stands_by_their_name(session):
     from engine.answer.ages import AGE_PHRASE
 

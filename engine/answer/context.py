@@ -20,6 +20,7 @@ from ..index.store import CARD, PASSAGE, SECTION_SUMMARY, IndexStore, Node
 from ..index.vectors import embed_windows
 from ..llm.generator import SMALL_MODEL_PARAMETERS
 from .ages import age_phrases
+from .looks import looks_places
 from .named import ChapterTitles, sections_named_in
 from .narrator import told_in_first_person
 from .planning import capitalised_as_a_name
@@ -108,6 +109,11 @@ class BookContext:
     def age_phrases(self) -> list[tuple[int, int]]:
         """Where the text tells someone's age ("at nineteen"; ages.py), found once, when first asked."""
         return age_phrases(self.book.text)
+
+    @cached_property
+    def looks_places(self) -> tuple[list[int], list[str]]:
+        """Where the text uses a word of looks (looks.py), found once, when first asked."""
+        return looks_places(self.book.text)
 
     @cached_property
     def meaning_share(self) -> float:

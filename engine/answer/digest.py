@@ -29,7 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, LENGTH, TITLE_PAGE_LABEL, title_page_span
-from .expected import AGE, expected_answer, holds_answer
+from .expected import AGE, LOOKS, expected_answer, holds_answer
+from .looks import ASKING_WORDS, describes_near, looks_words, names_asked, near_names
 from .narrator import SPEECH_VERBS, outside_dialogue, says_i
 from .overview import FIRST_PERSON, PEOPLE, PLACES, THIRD_PERSON
 from .planning import QUOTED, content_words, stem
@@ -75,6 +76,8 @@ _ANSWER_WEIGHT = 0.05
 # LiteraryQA answer recall (its four how-old questions): 0.203 at 0.05 and
 # 0.1, 0.207 at 0.2, 0.211 at 0.3.
 _ANSWER_WEIGHTS = {AGE: 0.3}
+# A line describing whom a question asks the looks of: this much for each word of looks it holds, up to five.
+_LOOKS_WORD_WEIGHT, _LOOKS_WORDS_COUNTED, _LOOKS_PASSAGE_WEIGHT = 0.1, 5, 0.2
 # A how-often question's uses quoted each where there are no more than this; else its first, middle and last.
 _USES_QUOTED = 6
 
@@ -106,8 +109,12 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                   for place, passage_id in enumerate(retrieval.order)}
     for index, evidence in enumerate(retrieval.parts):
         part = evidence.part
+        # "What does Stapleton look like?": whom, and not its words of asking ("Stapleton looked at me").
+        looked_at = names_asked(part.text, context) if expected_answer(part.text) == LOOKS else []
         wanted: dict[str, float] = {}
         for word in content_words(" ".join([part.text, *part.anchors, *part.names])):
+            if looked_at and word.lower() in ASKING_WORDS:
+                continue
             key = _word_key(word, context.rarity)
             wanted[key] = max(wanted.get(key, 0.0), word_weight(word, context.rarity))
         anchors = [a.lower() for a in part.anchors]
@@ -143,11 +150,25 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         candidates = _naming_the_one_asked_about(candidates, asked_about)
         # "Who persuaded Anne...?" wants a line with a name in it; "Who is Ishmael?" a line about him.
         kind = None if asked_about else expected_answer(part.text)
+        kind = None if kind == LOOKS and not looked_at else kind  # "Describe the plot": no one's looks
         answering: set[tuple[int, int]] = set()  # spans of the sentences holding such an answer
-        if kind:
+        answer_weight = _ANSWER_WEIGHTS.get(kind, _ANSWER_WEIGHT)
+        if kind == LOOKS:  # words of looks near whom it asks about, not another's face in the same passage
+            stretches = near_names(context, looked_at)
+            answering = {(item[2], item[3]) for item in candidates
+                         if describes_near(item[4], item[2], item[3], stretches)}
+            # The fuller description first: "a blonde young lady, small, dainty, well gloved, and dressed in
+            # the most perfect taste", not "sat down, and her face grew white".
+            # And first those in the passages found describing them (retrieval's reserved "looks" slots): near
+            # Jo, who is everywhere, is everywhere.
+            answer_weight = {(item[2], item[3]): _LOOKS_WORD_WEIGHT * min(looks_words(item[4]), _LOOKS_WORDS_COUNTED)
+                             + _LOOKS_PASSAGE_WEIGHT * ("looks" in evidence.sources.get(item[5].id, []))
+                             for item in candidates if (item[2], item[3]) in answering}
+        elif kind:
             answering = {(item[2], item[3]) for item in candidates
                          if holds_answer(kind, item[4], set(wanted), context.rarity,
                                          lambda word: _word_key(word, context.rarity))}
+        if kind:
             candidates = [(item[0] + _ANSWER_OVERLAP * ((item[2], item[3]) in answering),) + item[1:]
                           for item in candidates]
         if not candidates:
@@ -163,11 +184,13 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
             similarity = np.zeros(len(shortlist))
         scored = sorted(
             ((float(sim) + 0.05 * item[1] + _OVERLAP_WEIGHT * item[0] + pick_order.get(item[5].id, 0.0)
-              + _ANSWER_WEIGHTS.get(kind, _ANSWER_WEIGHT) * ((item[2], item[3]) in answering), item)
+              + (answer_weight.get((item[2], item[3]), 0.0) if isinstance(answer_weight, dict) else
+                 answer_weight * ((item[2], item[3]) in answering)), item)
              for sim, item in zip(similarity, shortlist)),
             key=lambda pair: -pair[0])
+        # What someone looks like is told where the book describes them, not once a chapter.
         chosen = _choose([pair for pair in scored if pair[0] >= scored[0][0] * _CUTOFF],
-                         several_passages=len(evidence.passages) > 1)
+                         several_passages=len(evidence.passages) > 1, by_section=kind != LOOKS)
         chosen = _with_a_named_section(chosen, scored, retrieval.named)
         chosen = _with_the_introduction(chosen, scored, evidence, asked_about)
         chosen = _with_the_last_mention(chosen, scored, evidence, asked_about)
@@ -483,10 +506,10 @@ def word_weight(word: str, rarity) -> float:
     return math.log((rarity.count + 1) / (rarity.used(word) + 1))
 
 
-def _choose(scored: list, several_passages: bool) -> list:
-    """Up to three lines, best first: one per section, then one per passage."""
+def _choose(scored: list, several_passages: bool, by_section: bool = True) -> list:
+    """Up to three lines, best first: one per section (unless not `by_section`), then one per passage."""
     chosen, sections, passages = [], set(), set()
-    for distinct in (lambda passage: passage.section not in sections,
+    for distinct in (lambda passage: not by_section or passage.section not in sections,
                      lambda passage: passage.id not in passages or not several_passages):
         for pair in scored:
             passage = pair[1][5]
