@@ -99,9 +99,9 @@ def how_often(question: str, book, until: int | None = None) -> tuple[str, str, 
         return phrase, as_sentence(f"Where the book names who is speaking, {speaker} never says \u201c{phrase}\u201d; "
                                    f"{written}"), found
     so_far = "Up to where you have read, " if until is not None else ""
-    return phrase, as_sentence(f"{so_far}{speaker} says \u201c{phrase}\u201d {_times(len(theirs))} where the book names "
-                               f"who is speaking, {_spread(book, theirs)}; \u201c{phrase}\u201d is written {times} "
-                               f"in {book.title} in all"), theirs
+    return phrase, as_sentence(f"{so_far}{speaker} says \u201c{phrase}\u201d {_times(len(theirs))} where the book "
+                               f"names who is speaking, {_spread(book, theirs)}; \u201c{phrase}\u201d is written "
+                               f"{times} in {book.title} in all"), theirs
 
 
 def chapters_naming(question: str, book, until: int | None = None) -> tuple[str, str, list[int]] | None:
@@ -230,10 +230,9 @@ def _spoken_by(text: str, offset: int, speaker: str) -> bool:
     if following and _NEW_SENTENCE.match(paragraph, following[0], following[1]):
         following = None  # '“A merry Christmas to you!” And Scrooge said often afterwards': no tag of this one
     if following:
-        tags += [tag for tag in _TAG.finditer(paragraph, following[0], min(following[1], following[0] + _TAG_REACH))][:1]
+        tags += list(_TAG.finditer(paragraph, following[0], min(following[1], following[0] + _TAG_REACH)))[:1]
     if preceding and not tags:
-        tags += [tag for tag in _TAG.finditer(paragraph, max(preceding[0], preceding[1] - _TAG_REACH), preceding[1])
-                 ][-1:]
+        tags += list(_TAG.finditer(paragraph, max(preceding[0], preceding[1] - _TAG_REACH), preceding[1]))[-1:]
     if not tags:
         return True  # "Scrooge ... said, “Bah!” again; and followed it up with “Humbug.”"
     tag = tags[0]
