@@ -991,7 +991,8 @@ def test_a_name_the_book_never_uses_is_said_to_be_missing(stave_one):
         "\u201cScroge\u201d (did you mean Scrooge?) is not in this book: the evidence is for the rest of the question.")
     # Names the book uses, however written; a part in the story; the author.
     for known in ("Who is Marley?", "who is jacob marley", "What does Scrooge's clerk earn?", "Who is the narrator?",
-                  "Who is the man at the door?", "Why did Dickens write about Marley?", "What does MARLEY wear?"):
+                  "Who is the man at the door?", "Why did Dickens write about Marley?", "What does MARLEY wear?",
+                  "Who is speaking?", "who is talking"):  # a verb, not someone named "speaking"
         assert absent(known) == [], known
     stopped = CancelToken()
     stopped.cancel()  # the evidence alone: no model call
@@ -1431,6 +1432,15 @@ def test_who_said_a_line_is_answered_by_the_speech_from_where_it_names_its_speak
     # Not for another question: the line as it stands.
     [quoted] = stave_one.digest(stave_one.retrieve("Why is there 'more of gravy than of grave' about the Ghost?"))
     assert quoted.text.startswith("There's more of gravy")
+    # Asked of a selection: the plan's part is the selection, and the question still asks who spoke.
+    text = book.text
+    gravy = text.index("There's more of gravy")
+    selected = stave_one.digest(stave_one.retrieve("Who says this?", focus=(gravy, gravy + 40)))
+    assert selected[0].text.startswith('"Because," said Scrooge,') and selected[0].end > gravy
+    # The selection's own line leads, however short: a bare exchange had been left out, another line quoted.
+    prisons = text.index("Are there no prisons?")
+    [own, *_] = stave_one.digest(stave_one.retrieve("Who is speaking?", focus=(prisons, prisons + 21)))
+    assert own.text == '"Are there no prisons?" asked Scrooge.'
 
 
 def test_who_someone_is_is_answered_from_lines_that_name_them():

@@ -67,10 +67,12 @@ def _names_asked(question: str) -> list[str]:
     names = [subject for subject in subjects_of(question) if subject not in quoted]
     asked = who_is_words(question)
     # A name typed in lower case: a few words, none of them a question's
-    # small words ("who is the man who noticed ...?") or a part in the story
-    # ("who is the narrator?").
+    # small words ("who is the man who noticed ...?"), a part in the story
+    # ("who is the narrator?") or a verb ("Who is speaking?" about a
+    # selection had been refused as asking about someone named "speaking").
     if (asked and len(asked.split()) <= 3
-            and not any(word.lower() in STOPWORDS or word.lower() in _ROLES for word in asked.split())
+            and not any(word.lower() in STOPWORDS or word.lower() in _ROLES or word.endswith("ing")
+                        for word in asked.split())
             and not any(asked.lower() in name.lower() or name.lower() in asked.lower() for name in names)):
         names.append(asked)
     return names

@@ -195,7 +195,10 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         chosen = _with_the_introduction(chosen, scored, evidence, asked_about)
         chosen = _with_the_last_mention(chosen, scored, evidence, asked_about)
         chosen = _holding_what_it_quotes(chosen, scored, part.text)
-        who_said = _WHO_SAID.match(part.text) is not None
+        if len(retrieval.parts) == 1 or "(about \u201c" in part.text:  # the part that is about the selection
+            chosen = _with_the_selection(chosen, evidence, retrieval.focus, context)
+        # "Who says this?" about a selection: the plan's part is the selection, the question asks who spoke.
+        who_said = _WHO_SAID.match(part.text) is not None or _WHO_SAID.match(retrieval.plan.question) is not None
         for score, (_, _, start, end, _, passage) in sorted(chosen, key=lambda pair: pair[1][2]):
             start = _from_who_spoke(book, start, end) if who_said else start
             lines.append(_line(book, index, passage, start, end, round(score, 4)))
@@ -227,8 +230,10 @@ def _from_who_spoke(book, start: int, end: int) -> int:
 
 
 # "Who said...?", "Who says...?", "Who cried...?": a speaker asked for.
-_WHO_SAID = re.compile(r"^\W*who\s+(?:said|says|say|cried|cries|exclaimed|exclaims|asked|asks|shouted|shouts|"
-                       r"whispered|whispers|replied|replies|spoke|speaks|tells|told)\b", re.I)
+_WHO_SAID = re.compile(r"^\W*(?:who\s+(?:said|says|say|cried|cries|exclaimed|exclaims|asked|asks|shouted|shouts|"
+                       r"whispered|whispers|replied|replies|spoke|speaks|tells|told)"
+                       r"|who(?:\s+is|['\u2019]s)\s+(?:speaking|talking|the\s+speaker)|whose\s+(?:words|line|speech))\b",
+                       re.I)
 # How far back in its paragraph a line may be taken to reach the words naming its speaker.
 _SPEECH_REACH = 600
 
@@ -241,6 +246,26 @@ def _holding_what_it_quotes(chosen: list, scored: list, question: str) -> list:
     quotes = [quote for quote in quotes if quote.strip().count(" ") >= 1]  # two words at least
     holding = [pair for pair in scored if any(quote in _plain(pair[1][4]) for quote in quotes)]
     return holding[:_MAX_LINES] or chosen
+
+
+def _with_the_selection(chosen: list, evidence, focus: tuple[int, int] | None, context) -> list:
+    """For a question about a passage the reader selected, its own line
+    first (however short: '"Are there no prisons?" asked Scrooge.'), and no
+    other line holding the same words: "Who is speaking?" about it had
+    quoted the Spirit throwing the words back at him in Stave III."""
+    if focus is None:
+        return chosen
+    start, end = focus[0], max(focus[1], focus[0] + 1)
+    holding = next((passage for passage in evidence.passages if passage.start <= start < passage.end), None)
+    span = next(((first, last) for first, last in context.sentences(holding) if first < end and last > start),
+                None) if holding is not None else None
+    if span is None:
+        return chosen
+    text = context.book.text
+    own = (0.0, 0, span[0], span[1], " ".join(text[span[0]:span[1]].split()), holding)
+    selected = _plain(text[start:end])
+    others = [pair for pair in chosen if (pair[1][2], pair[1][3]) != span and selected not in _plain(pair[1][4])]
+    return [(max([pair[0] for pair in chosen], default=0.0), own)] + others[:_MAX_LINES - 1]
 
 
 def _plain(text: str) -> str:
