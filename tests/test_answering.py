@@ -1344,12 +1344,12 @@ def test_questions_about_the_story_that_share_those_words_are_searched(session):
 
 
 def test_what_someone_looks_like_is_answered_by_where_the_book_describes_them(stave_one):
-    from engine.answer.expected import LOOKS, expected_answer
-    from engine.answer.looks import asks_looks, describes
+    from engine.answer.expected import expected_answer
+    from engine.answer.looks import LOOKS, asks_looks, describes
 
     for asked in ("What does Scrooge look like?", "Describe Marley", "How is Dr Mortimer described?",
                   "Describe Anne Elliot's appearance", "What is Jo's appearance?", "How does Buck look?"):
-        assert asks_looks(asked) and expected_answer(asked) == LOOKS, asked
+        assert asks_looks(asked) and expected_answer(asked) == LOOKS.name, asked
     # Two scenes compared, or someone's words described, are searched as other questions are.
     for not_asked in ("Compare Meg's appearance at the party with Amy's at the ball",
                       "How does Holmes describe the case?", "What does Scrooge say about Christmas?"):

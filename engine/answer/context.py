@@ -20,7 +20,7 @@ from ..index.store import CARD, PASSAGE, SECTION_SUMMARY, IndexStore, Node
 from ..index.vectors import embed_windows
 from ..llm.generator import SMALL_MODEL_PARAMETERS
 from .ages import age_phrases
-from .looks import looks_places
+from .nearby import Telling
 from .named import ChapterTitles, sections_named_in
 from .narrator import told_in_first_person
 from .planning import capitalised_as_a_name
@@ -49,6 +49,7 @@ class BookContext:
     _read_parts: dict[tuple[str, int], np.ndarray | None] = field(default_factory=dict, repr=False)
     _named: dict[tuple[str, int | None], tuple[list[int], bool]] = field(default_factory=dict, repr=False)
     _written_as_names: dict[str, bool] = field(default_factory=dict, repr=False)
+    _word_places: dict[str, tuple[list[int], list[str]]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, book: Book, store: IndexStore, search: BookSearch) -> "BookContext":
@@ -110,10 +111,11 @@ class BookContext:
         """Where the text tells someone's age ("at nineteen"; ages.py), found once, when first asked."""
         return age_phrases(self.book.text)
 
-    @cached_property
-    def looks_places(self) -> tuple[list[int], list[str]]:
-        """Where the text uses a word of looks (looks.py), found once, when first asked."""
-        return looks_places(self.book.text)
+    def word_places(self, telling: Telling) -> tuple[list[int], list[str]]:
+        """Where the text uses a word of a kind (nearby.py: looks), found once a kind, when first asked."""
+        if telling.name not in self._word_places:
+            self._word_places[telling.name] = telling.places(self.book.text)
+        return self._word_places[telling.name]
 
     @cached_property
     def meaning_share(self) -> float:

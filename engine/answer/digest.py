@@ -29,8 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, LENGTH, TITLE_PAGE_LABEL, title_page_span
-from .expected import AGE, LOOKS, expected_answer, holds_answer
-from .looks import ASKING_WORDS, describes_near, looks_words, names_asked, near_names
+from .expected import AGE, TELLING_KINDS, expected_answer, holds_answer
+from .nearby import names_asked, near_names, tells_near
 from .narrator import SPEECH_VERBS, outside_dialogue, says_i
 from .overview import FIRST_PERSON, PEOPLE, PLACES, THIRD_PERSON
 from .planning import QUOTED, content_words, stem
@@ -76,8 +76,9 @@ _ANSWER_WEIGHT = 0.05
 # LiteraryQA answer recall (its four how-old questions): 0.203 at 0.05 and
 # 0.1, 0.207 at 0.2, 0.211 at 0.3.
 _ANSWER_WEIGHTS = {AGE: 0.3}
-# A line describing whom a question asks the looks of: this much for each word of looks it holds, up to five.
-_LOOKS_WORD_WEIGHT, _LOOKS_WORDS_COUNTED, _LOOKS_PASSAGE_WEIGHT = 0.1, 5, 0.2
+# A line telling what a question asks of someone (their looks; nearby.py): this much for each
+# word of the kind it holds, up to five, and this much more in a passage retrieval found telling it.
+_TELLING_WORD_WEIGHT, _TELLING_WORDS_COUNTED, _TELLING_PASSAGE_WEIGHT = 0.1, 5, 0.2
 # A how-often question's uses quoted each where there are no more than this; else its first, middle and last.
 _USES_QUOTED = 6
 
@@ -110,10 +111,11 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
     for index, evidence in enumerate(retrieval.parts):
         part = evidence.part
         # "What does Stapleton look like?": whom, and not its words of asking ("Stapleton looked at me").
-        looked_at = names_asked(part.text, context) if expected_answer(part.text) == LOOKS else []
+        telling = TELLING_KINDS.get(expected_answer(part.text))
+        told_of = names_asked(part.text, context) if telling else []
         wanted: dict[str, float] = {}
         for word in content_words(" ".join([part.text, *part.anchors, *part.names])):
-            if looked_at and word.lower() in ASKING_WORDS:
+            if told_of and word.lower() in telling.asking_words:
                 continue
             key = _word_key(word, context.rarity)
             wanted[key] = max(wanted.get(key, 0.0), word_weight(word, context.rarity))
@@ -150,19 +152,19 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         candidates = _naming_the_one_asked_about(candidates, asked_about)
         # "Who persuaded Anne...?" wants a line with a name in it; "Who is Ishmael?" a line about him.
         kind = None if asked_about else expected_answer(part.text)
-        kind = None if kind == LOOKS and not looked_at else kind  # "Describe the plot": no one's looks
+        kind = None if kind in TELLING_KINDS and not told_of else kind  # "Describe the plot": no one's looks
         answering: set[tuple[int, int]] = set()  # spans of the sentences holding such an answer
         answer_weight = _ANSWER_WEIGHTS.get(kind, _ANSWER_WEIGHT)
-        if kind == LOOKS:  # words of looks near whom it asks about, not another's face in the same passage
-            stretches = near_names(context, looked_at)
+        if kind in TELLING_KINDS:  # words of the kind near whom it asks about, not another's face nearby
+            stretches = near_names(context, told_of)
             answering = {(item[2], item[3]) for item in candidates
-                         if describes_near(item[4], item[2], item[3], stretches)}
-            # The fuller description first: "a blonde young lady, small, dainty, well gloved, and dressed in
-            # the most perfect taste", not "sat down, and her face grew white".
-            # And first those in the passages found describing them (retrieval's reserved "looks" slots): near
-            # Jo, who is everywhere, is everywhere.
-            answer_weight = {(item[2], item[3]): _LOOKS_WORD_WEIGHT * min(looks_words(item[4]), _LOOKS_WORDS_COUNTED)
-                             + _LOOKS_PASSAGE_WEIGHT * ("looks" in evidence.sources.get(item[5].id, []))
+                         if tells_near(telling, item[4], item[2], item[3], stretches)}
+            # The fuller first ("a blonde young lady, small, dainty, well gloved, and dressed in the most
+            # perfect taste", not "sat down, and her face grew white"), and first in the passages retrieval
+            # found telling it: near Jo, who is everywhere, is everywhere.
+            answer_weight = {(item[2], item[3]): _TELLING_WORD_WEIGHT * min(telling.count(item[4]),
+                                                                             _TELLING_WORDS_COUNTED)
+                             + _TELLING_PASSAGE_WEIGHT * (telling.name in evidence.sources.get(item[5].id, []))
                              for item in candidates if (item[2], item[3]) in answering}
         elif kind:
             answering = {(item[2], item[3]) for item in candidates
@@ -188,9 +190,9 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                  answer_weight * ((item[2], item[3]) in answering)), item)
              for sim, item in zip(similarity, shortlist)),
             key=lambda pair: -pair[0])
-        # What someone looks like is told where the book describes them, not once a chapter.
+        # What someone looks like is told where the book tells it, not once a chapter.
         chosen = _choose([pair for pair in scored if pair[0] >= scored[0][0] * _CUTOFF],
-                         several_passages=len(evidence.passages) > 1, by_section=kind != LOOKS)
+                         several_passages=len(evidence.passages) > 1, by_section=kind not in TELLING_KINDS)
         chosen = _with_a_named_section(chosen, scored, retrieval.named)
         chosen = _with_the_introduction(chosen, scored, evidence, asked_about)
         chosen = _with_the_last_mention(chosen, scored, evidence, asked_about)
@@ -232,8 +234,8 @@ def _from_who_spoke(book, start: int, end: int) -> int:
 # "Who said...?", "Who says...?", "Who cried...?": a speaker asked for.
 _WHO_SAID = re.compile(r"^\W*(?:who\s+(?:said|says|say|cried|cries|exclaimed|exclaims|asked|asks|shouted|shouts|"
                        r"whispered|whispers|replied|replies|spoke|speaks|tells|told)"
-                       r"|who(?:\s+is|['\u2019]s)\s+(?:speaking|talking|the\s+speaker)|whose\s+(?:words|line|speech))\b",
-                       re.I)
+                       r"|who(?:\s+is|['\u2019]s)\s+(?:speaking|talking|the\s+speaker)"
+                       r"|whose\s+(?:words|line|speech))\b", re.I)
 # How far back in its paragraph a line may be taken to reach the words naming its speaker.
 _SPEECH_REACH = 600
 

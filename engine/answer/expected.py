@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from .ages import AGE_PHRASE, asks_age
-from .looks import asks_looks
+from .looks import LOOKS
 from .people import DAYS_AND_MONTHS, HONORIFIC_WORDS
 from .planning import LETTER
 from .vocabulary import without_possessive
@@ -19,7 +19,10 @@ from .vocabulary import without_possessive
 # Capitalised where they stand, and no answer to "Who...?" alone.
 _NOT_AN_ANSWER = HONORIFIC_WORDS | DAYS_AND_MONTHS | {"god", "heaven"}
 
-NAME, NUMBER, AGE, LOOKS = "name", "number", "age", "looks"
+NAME, NUMBER, AGE = "name", "number", "age"
+# Kinds told by words gathered near a name (nearby.py), by the kind's name: what someone looks like.
+TELLINGS = (LOOKS,)
+TELLING_KINDS = {telling.name: telling for telling in TELLINGS}
 
 # "Who...", "Whose...", "What is the name of...", "Which dog...": someone (or
 # something) named. "Where..." too: a place the book names.
@@ -41,11 +44,12 @@ _WITHIN = re.compile(rf"(?<=[{LETTER},;:]\s)([{LETTER}][{LETTER}'\u2019\-]+)")
 
 
 def expected_answer(question: str) -> str | None:
-    """NAME, NUMBER, AGE, LOOKS, or None where the wording does not say ("Why...?", "How does...?")."""
+    """NAME, NUMBER, AGE, a telling's name (TELLINGS: "looks"), or None
+    where the wording does not say ("Why...?", "How does...?")."""
     if asks_age(question):  # "How old...?": an age as novels tell it ("at nineteen"), not any number
         return AGE
-    if asks_looks(question):  # "What does Stapleton look like?": words of looks ("clean-shaven, prim-faced")
-        return LOOKS
+    if LOOKS.asked(question):  # "What does Stapleton look like?": words of looks ("clean-shaven, prim-faced")
+        return LOOKS.name
     if _ASKS_A_NUMBER.search(question):
         return NUMBER
     if _ASKS_A_NAME.search(question):

@@ -29,7 +29,8 @@ from dataclasses import dataclass, field, replace
 from ..index.search import RRF_K
 from ..index.store import SECTION_SUMMARY, Node
 from .ages import asks_age, passages_telling_age
-from .looks import asks_looks, names_asked, passages_describing
+from .expected import TELLINGS
+from .nearby import names_asked, passages_telling
 from .planning import LOCAL, NAME_JOINERS, STOPWORDS, Plan, PlanPart, capitalised_as_a_name, content_words, stem, words
 from .selection import FOCUS_PASSAGES
 from .vocabulary import Rarity, as_written, without_possessive
@@ -51,8 +52,8 @@ _RARE_DEPTH = 8
 _ANCHOR_LIMIT = 12
 # Reserved for the passages telling the age of someone a how-old question names (ages.py).
 _AGE_SLOTS = 2
-# Reserved for the passages describing someone a question asks what they look like (looks.py).
-_LOOKS_SLOTS = 2
+# Reserved for the passages telling what someone looks like (nearby.py).
+_TELLING_SLOTS = 2
 # "Crowded": at least this many of the first passages share the best one's section.
 _CROWD_TOP, _CROWD_SIZE = 5, 3
 
@@ -179,10 +180,9 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
         picks.take_turns([ages], min(budget, len(chosen) + len(ages)), MAX_PER_SECTION, mark="age")
     # "What does Stapleton look like?": the passages where words of looks
     # gather near his name ("a small, slim, clean-shaven, prim-faced man");
-    # its words found lines saying "looked" (looks.py).
-    looks = _describing(plan, context, features, until, searched)
-    if looks:
-        picks.take_turns([looks], min(budget, len(chosen) + len(looks)), MAX_PER_SECTION, mark="looks")
+    # its words found lines saying "looked" of anyone (nearby.py).
+    for telling, told in _tellings(plan, context, features, until, searched):
+        picks.take_turns([told], min(budget, len(chosen) + len(told)), MAX_PER_SECTION, mark=telling.name)
     # Two rounds: first one passage per section (the answer usually spans
     # sections), then a second from a section already chosen. A one-part
     # question whose best passages crowd into one section is about one scene:
@@ -439,15 +439,20 @@ def _telling_age(plan: Plan, context, features: Features, until: int | None, sea
             if until is None or context.start_of.get(node_id, 0) < until][:_AGE_SLOTS]
 
 
-def _describing(plan: Plan, context, features: Features, until: int | None, searched) -> list:
-    """For a question asking what someone looks like, the passages where
-    words of looks gather nearest a name it asks about (read before
-    `until`), as ranking entries; none for any other question."""
-    if not features.rare_words or not asks_looks(plan.question):
+def _tellings(plan: Plan, context, features: Features, until: int | None, searched) -> list:
+    """For a question asking what someone looks like, the kind (nearby.py)
+    and the passages where its words gather nearest a name it asks about
+    (read before `until`), as ranking entries; none for any other question."""
+    if not features.rare_words:
         return []
-    names = names_asked(plan.question, context)
-    found = passages_describing(context, names, searched, until) if names else []
-    return [(node_id, context.section_of.get(node_id), ["looks"]) for node_id, _ in found][:_LOOKS_SLOTS]
+    found = []
+    for telling in TELLINGS:
+        names = names_asked(plan.question, context) if telling.asked(plan.question) else []
+        told = passages_telling(telling, context, names, searched, until) if names else []
+        if told:
+            found.append((telling, [(node_id, context.section_of.get(node_id), [telling.name])
+                                    for node_id, _ in told][:_TELLING_SLOTS]))
+    return found
 
 
 # "Who is Mrs Smith?", "Who was old Fezziwig?": a name asked about and nothing

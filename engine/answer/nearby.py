@@ -1,0 +1,137 @@
+"""Words of one kind gathered near a name: what someone looks like ("tall,
+thin, with a long nose like a beak"; looks.py). A question of that kind
+names someone and says little else the text shares ("What does Stapleton
+look like?"), so its own words find lines that say "looked" of anyone.
+Where the words of the kind gather within a sentence or two of the name are
+the passages that tell it (retrieval reserves them slots), and a line
+holding several of them after the name is what the digest quotes first.
+(Words of dying were tried the same way, "How does Beth die?": they gather
+as thickly round a canary's funeral or a play's poisoning near her name as
+round her death, which the book tells in words of its own.)"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from dataclasses import dataclass
+
+from .people import HONORIFIC_WORDS
+from .planning import content_words
+from .vocabulary import as_written
+
+# How far before a use of the name the words are counted, and how far after (what is told of someone
+# mostly follows their name: "Scrooge! ... The cold within him froze his old features").
+_BEFORE, _AFTER = 300, 600
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+_LISTED = 8
+_USES_LOOKED_AT = 24
+
+
+@dataclass(frozen=True)
+class Telling:
+    """One kind of thing told of someone, by its words."""
+    name: str  # "looks": the sources' mark of its passages, the expected answer's kind
+    words: frozenset[str]
+    asks: re.Pattern  # a question that asks it of someone, and nothing more
+    in_a_passage: int  # distinct words of the kind near a name for a passage to tell it
+    in_a_line: int  # and in a sentence, for a line to
+    asking_words: frozenset[str] = frozenset()  # the question's words that ask it, not words of the text's
+    # Whether the first passage telling it leads: a novel describes its people where it brings them in.
+    first_leads: bool = False
+
+    @property
+    def pattern(self) -> re.Pattern:
+        return _patterns(self.words)
+
+    def asked(self, question: str) -> bool:
+        return self.asks.search(question) is not None
+
+    def count(self, text: str) -> int:
+        """How many distinct words of the kind the text holds."""
+        return len({word.lower() for word in self.pattern.findall(text)})
+
+    def places(self, text: str) -> tuple[list[int], list[str]]:
+        """Where the text uses a word of the kind, and which (lower case), in order."""
+        found = [(match.start(), match.group().lower()) for match in self.pattern.finditer(text)]
+        return [place for place, _ in found], [word for _, word in found]
+
+
+_COMPILED: dict[frozenset, re.Pattern] = {}
+
+
+def _patterns(words: frozenset[str]) -> re.Pattern:
+    if words not in _COMPILED:
+        _COMPILED[words] = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+                                      + r")\b", re.I)
+    return _COMPILED[words]
+
+
+def names_asked(question: str, context) -> list[str]:
+    """Whom a question asks about: the names it types ("the Ghost of
+    Christmas Past"), else its words the book writes as names ("stapleton");
+    with the surname alone where the book writes that as a name ("Dr
+    Mortimer" is also "Dr. James Mortimer", "Sherlock Holmes" mostly
+    "Holmes"; "the Ghost of Christmas Past" is not "Past")."""
+    from .followup import subjects_of  # followup's names: capitalised runs, as a question types them
+
+    names = [name for name in subjects_of(question) if context.writes_as_name(name.split()[-1])]
+    names = names or [word for word in content_words(question) if context.writes_as_name(word)]
+    surnames = [name.split()[-1] for name in names if len(name.split()) > 1 and (
+        name.split()[0].lower().rstrip(".") in HONORIFIC_WORDS or name.split()[-2][:1].isupper())]
+    return list(dict.fromkeys(names + [surname for surname in surnames if context.writes_as_name(surname)]))
+
+
+def passages_telling(telling: Telling, context, names: list[str], searched: list[int | None] | None = None,
+                     until: int | None = None) -> list[tuple[str, float]]:
+    """The passages (of the sections `searched`, before `until`) where most
+    words of the kind stand near one of the names, as a ranked list, the
+    fullest first (or the first, where `first_leads`)."""
+    text = context.book.text
+    end = len(text) if until is None else until
+    allowed = None if searched is None else set(searched)
+    places, found_words = context.word_places(telling)  # found once a book: Anne is named 497 times in Persuasion
+    uses = []  # (distinct words of the kind near it, start, end) of each use of a name they gather near
+    for name in names:
+        for named in as_written(name).finditer(text, 0, end):
+            after = min(end, named.end() + _AFTER)
+            words = len(set(found_words[bisect_left(places, named.start() - _BEFORE):bisect_left(places, after)]))
+            if words >= telling.in_a_passage:
+                uses.append((words, named.start(), after))
+    # The fullest, and the first, only: Beth is named 400 times, each use a look-up of its passages.
+    kept = sorted(uses, key=lambda use: (-use[0], use[1]))[:_USES_LOOKED_AT] + sorted(uses, key=lambda use: use[1])[:1]
+    most: dict[str, int] = {}
+    for words, start, after in kept:
+        for node in context.passages_overlapping(start, after):
+            if (allowed is None or context.section_of.get(node.id) in allowed) and node.end <= end:
+                most[node.id] = max(most.get(node.id, 0), words)
+    ranked = sorted(most, key=lambda node_id: (-most[node_id], context.start_of.get(node_id, 0)))
+    first = min(most, key=lambda node_id: context.start_of.get(node_id, 0), default=None)
+    if telling.first_leads and first is not None:
+        ranked = [first] + [node_id for node_id in ranked if node_id != first]
+    return [(node_id, 1.0 / place) for place, node_id in enumerate(ranked[:_LISTED], start=1)]
+
+
+def near_names(context, names: list[str]) -> list[tuple[int, int]]:
+    """The stretches of text from each use of one of the names to the end of
+    its paragraph, or the next (a description often opens one of its own:
+    "...Dr. James Mortimer ... Come in!" / "He was a very tall, thin man"),
+    at most a few sentences on."""
+    text = context.book.text
+    stretches = []
+    for name in names:
+        for named in as_written(name).finditer(text):
+            ends = [found.start() for found in _PARAGRAPH_BREAK.finditer(text, named.end(), named.end() + _AFTER)]
+            stop = ends[1] if len(ends) > 1 else named.end() + _AFTER
+            if ends and ends[0] - named.end() > _AFTER // 2:  # a long paragraph of its own: to its end
+                stop = ends[0]
+            stretches.append((named.start(), stop))
+    return sorted(stretches)
+
+
+def tells_near(telling: Telling, sentence: str, start: int, end: int, stretches: list[tuple[int, int]]) -> bool:
+    """Whether a line at start-end holds enough words of the kind and stands
+    near one of the names asked about (`near_names`): "He was a
+    remarkable-looking man, tall, handsome" after "Barrymore", not another
+    man's face elsewhere."""
+    return telling.count(sentence) >= telling.in_a_line and any(begin < end and start < stop
+                                                                 for begin, stop in stretches)
