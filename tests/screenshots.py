@@ -213,7 +213,9 @@ def main() -> int:
                            ("25-who-wrote-it", "Who wrote this book?"),
                            ("26-how-long-is-it", "How long will it take me to read?"),
                            ("27-how-often", "How many times is Marley mentioned?"),
-                           ("28-how-often-someone-says-it", "How many times does Scrooge say humbug?")):
+                           ("28-how-often-someone-says-it", "How many times does Scrooge say humbug?"),
+                           ("29-which-chapters", "In which staves does Marley appear?"),
+                           ("30-what-someone-looks-like", "What does Scrooge look like?")):
         window.ask_panel.question.setText(question)
         done.clear()
         refused.clear()
