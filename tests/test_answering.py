@@ -1439,8 +1439,13 @@ def test_who_said_a_line_is_answered_by_the_speech_from_where_it_names_its_speak
     assert selected[0].text.startswith('"Because," said Scrooge,') and selected[0].end > gravy
     # The selection's own line leads, however short: a bare exchange had been left out, another line quoted.
     prisons = text.index("Are there no prisons?")
-    [own, *_] = stave_one.digest(stave_one.retrieve("Who is speaking?", focus=(prisons, prisons + 21)))
+    [own] = stave_one.digest(stave_one.retrieve("Who is speaking?", focus=(prisons, prisons + 21)))
     assert own.text == '"Are there no prisons?" asked Scrooge.'
+    # Asked why: its own line and lines telling of it elsewhere (it had been its own line alone).
+    knocker = text.index("saw in the knocker, without its undergoing")
+    why = stave_one.digest(stave_one.retrieve("Why does he see this?", focus=(knocker, knocker + 42)))
+    assert any(line.start <= knocker < line.end for line in why) and len(why) > 1
+    assert sum("saw in the knocker, without its undergoing" in line.text for line in why) == 1
 
 
 def test_who_someone_is_is_answered_from_lines_that_name_them():

@@ -196,11 +196,16 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         chosen = _with_a_named_section(chosen, scored, retrieval.named)
         chosen = _with_the_introduction(chosen, scored, evidence, asked_about)
         chosen = _with_the_last_mention(chosen, scored, evidence, asked_about)
-        chosen = _holding_what_it_quotes(chosen, scored, part.text)
-        if len(retrieval.parts) == 1 or "(about \u201c" in part.text:  # the part that is about the selection
-            chosen = _with_the_selection(chosen, evidence, retrieval.focus, context)
         # "Who says this?" about a selection: the plan's part is the selection, the question asks who spoke.
         who_said = _WHO_SAID.match(part.text) is not None or _WHO_SAID.match(retrieval.plan.question) is not None
+        if retrieval.focus is not None and (len(retrieval.parts) == 1 or "(about \u201c" in part.text):
+            # The part about a selection: its own line, then what else tells of it (the quotation is the
+            # selection, which only that line holds: "Why does he say this?" had quoted nothing more); who
+            # says it, its own line alone.
+            others = [] if who_said else chosen + [pair for pair in scored if pair not in chosen]
+            chosen = _with_the_selection(others, evidence, retrieval.focus, context) or chosen
+        else:
+            chosen = _holding_what_it_quotes(chosen, scored, part.text)
         for score, (_, _, start, end, _, passage) in sorted(chosen, key=lambda pair: pair[1][2]):
             start = _from_who_spoke(book, start, end) if who_said else start
             lines.append(_line(book, index, passage, start, end, round(score, 4)))
@@ -250,24 +255,23 @@ def _holding_what_it_quotes(chosen: list, scored: list, question: str) -> list:
     return holding[:_MAX_LINES] or chosen
 
 
-def _with_the_selection(chosen: list, evidence, focus: tuple[int, int] | None, context) -> list:
+def _with_the_selection(ranked: list, evidence, focus: tuple[int, int] | None, context) -> list:
     """For a question about a passage the reader selected, its own line
-    first (however short: '"Are there no prisons?" asked Scrooge.'), and no
-    other line holding the same words: "Who is speaking?" about it had
-    quoted the Spirit throwing the words back at him in Stave III."""
-    if focus is None:
-        return chosen
+    (however short: '"Are there no prisons?" asked Scrooge.') and the best
+    of the `ranked` lines, but none holding the same words: "Who is
+    speaking?" about it had quoted the Spirit throwing the words back at him
+    in Stave III."""
     start, end = focus[0], max(focus[1], focus[0] + 1)
     holding = next((passage for passage in evidence.passages if passage.start <= start < passage.end), None)
     span = next(((first, last) for first, last in context.sentences(holding) if first < end and last > start),
                 None) if holding is not None else None
     if span is None:
-        return chosen
+        return ranked[:_MAX_LINES]
     text = context.book.text
     own = (0.0, 0, span[0], span[1], " ".join(text[span[0]:span[1]].split()), holding)
     selected = _plain(text[start:end])
-    others = [pair for pair in chosen if (pair[1][2], pair[1][3]) != span and selected not in _plain(pair[1][4])]
-    return [(max([pair[0] for pair in chosen], default=0.0), own)] + others[:_MAX_LINES - 1]
+    others = [pair for pair in ranked if (pair[1][2], pair[1][3]) != span and selected not in _plain(pair[1][4])]
+    return [(max([pair[0] for pair in ranked], default=0.0), own)] + others[:_MAX_LINES - 1]
 
 
 def _plain(text: str) -> str:
