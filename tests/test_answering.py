@@ -329,6 +329,7 @@ def test_the_chapters_a_question_names_are_found_by_their_numbers(tmp_path):
     assert sections_named_in("What happens in chapter three?", carol) == ([3], True)  # a stave by any name
     assert sections_named_in("What happens in Staves II and III?", carol) == ([2, 3], True)
     assert sections_named_in("Summarise staves 2-4 briefly", carol) == ([2, 3, 4], True)
+    assert sections_named_in("Give me a recap of stave 3", carol) == ([3], True)  # "give" had been a subject
     assert sections_named_in("What happens in the last stave?", carol) == ([5], True)
     assert sections_named_in("What does the first chapter tell us about Scrooge?", carol) == ([1], False)
     assert sections_named_in("How does the storm in stave 3 foreshadow the ending?", carol) == ([3], False)
@@ -437,12 +438,14 @@ def test_a_question_that_names_a_chapter_is_answered_from_it(session):
 
 
 def test_a_question_about_the_whole_book_gets_the_book_in_outline(session):
-    from engine.answer.overview import asks_about_the_whole_book
+    from engine.answer.overview import asks_about_the_whole_book, overview_kind
     from engine.errors import ChapterhouseError
 
     for whole in ("What is this book about?", "Summarize the novel", "What's the plot?", "How does the story end?",
-                  "Who is the main character of the story?", "Give me a synopsis of the whole story"):
+                  "Who is the main character of the story?", "Give me a synopsis of the whole story",
+                  "Remind me of the plot", "Who's who in this book?"):
         assert asks_about_the_whole_book(whole), whole
+    assert overview_kind("Who's who in this book?") == "people"  # it had been the book's outline
     for not_whole in ("What happens to him?", "What is it about?", "Who is Marley?", "What does the knocker mean?",
                       "What does \u201cBah! Humbug!\u201d mean?", "What are the themes of the book?", "Who is Will?"):
         assert not asks_about_the_whole_book(not_whole), not_whole
@@ -1397,7 +1400,9 @@ def test_a_question_with_courtesies_or_asked_indirectly_is_taken_plainly(stave_o
                          ("Can you tell me who Marley is?", "Who is Marley?"),
                          ("Could you please tell me where Bath is?", "Where is Bath?"),
                          ("Do you know how old Anne is?", "How old is Anne?"),
-                         ("Tell me how the story ends", "How the story ends?")):
+                         ("Tell me how the story ends", "How the story ends?"),
+                         ("Remind me who Marley is", "Who is Marley?"), ("I forget who Belle was", "Who was Belle?"),
+                         ("can you remind me where Bath is", "Where is Bath?")):
         assert plainly_worded(typed) == plain, typed
     for kept in ("Why does Scrooge say thanks?", "Who is Mr Thanks?", "Who says please?", "Tell me about Anne",
                  "please", "Did Scrooge thank the boy?"):
@@ -1406,7 +1411,7 @@ def test_a_question_with_courtesies_or_asked_indirectly_is_taken_plainly(stave_o
     # who-is question, so its digest did not lead with where the book first names him.
     asked = stave_one.retrieve("Who is Marley?")
     assert stave_one.digest(asked)[0].text == "MARLEY was dead: to begin with."
-    for typed in ("who is marley thanks", "Can you tell me who Marley is?"):
+    for typed in ("who is marley thanks", "Can you tell me who Marley is?", "Remind me who Marley is"):
         found = stave_one.retrieve(typed)
         assert found.absent == [] and found.order == asked.order, typed
         assert stave_one.digest(found)[0].text == "MARLEY was dead: to begin with.", typed

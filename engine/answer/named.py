@@ -43,6 +43,8 @@ GENERIC_WORDS = {"summarize", "summarise", "summary", "summaries", "recap", "hap
                  "happening", "events", "event", "plot", "going", "describe", "description", "overview", "outline",
                  "appear", "appears", "characters", "character", "main", "key", "important", "points", "point",
                  "tell", "story", "explain", "brief", "briefly", "short", "sum", "gist", "covered", "cover",
+                 # "Give me a recap of stave 3", "Remind me what happens in chapter 2"
+                 "give", "provide", "remind", "rundown", "quick", "refresh",
                  "covers", "chapter", "chapters", "stave", "staves", "part", "parts", "section", "sections", "book",
                  "volume", "letter", "adventure", "canto", "episode", "contents", "content",
                  # how it begins or ends: its first or last pages (overview.py)

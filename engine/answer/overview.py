@@ -38,12 +38,14 @@ _WHOLE_BOOK = {"book", "novel", "story", "tale", "whole", "entire", "overall", "
                "beginning", "start", "starts", "opening", "opens", "end", "ends", "ending", "ended", "finish",
                "finishes", "conclude", "concludes", "conclusion", "people", "persons", "cast", "list", "name", "names",
                "tells", "told", "telling", "point", "view", "perspective", "person", "set", "setting", "settings",
-               "take", "takes", "place", "places", "location", "locations"}
+               "take", "takes", "place", "places", "location", "locations",
+               "who's", "who\u2019s", "remind", "refresh"}  # "Who's who in this book?", "Remind me of the plot"
 _TEXT_UNITS = r"(?:lines?|sentences?|words?|paragraphs?|pages?)"
 _ENDING = re.compile(rf"\b(?:end|ends|ending|ended|finish|finishes|conclude|concludes|conclusion"
                      rf"|(?:last|final|closing)\s+{_TEXT_UNITS})\b", re.I)
 _OPENING = re.compile(rf"\b(?:begin|begins|beginning|start|starts|opening|opens|first\s+{_TEXT_UNITS})\b", re.I)
-_PEOPLE = re.compile(r"\b(?:characters?|people|persons|cast)\b|^\W*who(?:'s|\s+is|\s+are)\s+in\b", re.I)
+_PEOPLE = re.compile(r"\b(?:characters?|people|persons|cast)\b|^\W*who(?:'s|\s+is|\s+are)\s+in\b"
+                     r"|^\W*who(?:['\u2019]s|\s+is)\s+who\b", re.I)
 _WHEN = re.compile(r"^\W*when\b", re.I)
 _PLACES = re.compile(r"\b(?:set|setting|settings|take\s+place|takes\s+place|places|locations?)\b", re.I)
 _NARRATOR = re.compile(r"\bnarrat(?:or|ors|es|ed|ing|ion)\b|\bwho\s+(?:tells|is\s+telling|told)\b"

@@ -16,10 +16,12 @@ _TRAILING = re.compile(rf"(?P<before>[,;:.?!]?)\s*\b(?P<word>{_COURTESY})\b[\s.!
 _TAKES_IT = {"say", "says", "said", "saying", "give", "gives", "gave", "giving", "offer", "offers", "offered",
              "return", "returns", "returned", "express", "expresses", "expressed", "a", "no", "any", "his", "her",
              "their", "its", "my", "your", "our", "without", "with", "for"}
-# "Can you tell me", "Please tell me", "I'd like to know", "Do you know": before a question word.
+# "Can you tell me", "Please tell me", "I'd like to know", "Do you know", "Remind me", "I forget": before a
+# question word.
 _ASKING = re.compile(r"^\W*(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:tell|show)\s+me"
                      r"|(?:please\s+)?tell\s+me|(?:do|does)\s+(?:you|anyone)\s+know"
-                     r"|i(?:'d|\s+would)\s+like\s+to\s+know|i\s+(?:want|wonder|need)\s+to\s+know|i\s+wonder)"
+                     r"|i(?:'d|\s+would)\s+like\s+to\s+know|i\s+(?:want|wonder|need)\s+to\s+know|i\s+wonder"
+                     r"|(?:(?:can|could)\s+you\s+)?remind\s+me|i\s+(?:forget|forgot|can'?t\s+remember|don'?t\s+remember))"
                      r"\s+(?=(?:who|what|where|when|why|how|which|whether|if)\b)", re.I)
 # "who Marley is", "where Bath was": the verb put back before its subject.
 _INDIRECT = re.compile(r"^(?P<wh>who|what|where|when|which|how\s+old|how\s+many\s+\w+)\s+(?P<subject>.+?)\s+"
