@@ -40,7 +40,7 @@ from engine.answer.bookfacts import FACT_SOURCES
 from engine.answer.digest import quoted
 from engine.answer.followup import earlier_of, earlier_question, leans_on_earlier
 from engine.answer.named import asks_only_what_was_read
-from engine.answer.overview import overview_evidence
+from engine.answer.overview import RECENT, overview_evidence
 from engine.answer.related import RELATED_BUDGET, RELATED_QUESTION
 from engine.answer.selection import (focus_record, part_heading, sections_label, sections_named, shown_text,
                                      within_record)
@@ -688,7 +688,8 @@ class AskPanel(QWidget):
             page = f"<p><i>About {html.escape(within['label'])} only{said}.</i></p>" + page
         outline = None if within else overview_evidence(result.get("overview"))
         if page and outline:
-            page = f"<p><i>A question about the whole book: its evidence is {outline}.</i></p>" + page
+            about = "what you have just read" if result.get("overview") == RECENT else "the whole book"
+            page = f"<p><i>A question about {about}: its evidence is {outline}.</i></p>" + page
         named = result.get("named")
         if page and named:
             page = (f"<p><i>The question names {html.escape(named['short'])}: half the evidence comes from "

@@ -215,7 +215,8 @@ def main() -> int:
                            ("27-how-often", "How many times is Marley mentioned?"),
                            ("28-how-often-someone-says-it", "How many times does Scrooge say humbug?"),
                            ("29-which-chapters", "In which staves does Marley appear?"),
-                           ("30-what-someone-looks-like", "What does Scrooge look like?")):
+                           ("30-what-someone-looks-like", "What does Scrooge look like?"),
+                           ("31-what-just-happened", "What just happened?")):
         window.ask_panel.question.setText(question)
         done.clear()
         refused.clear()

@@ -238,6 +238,31 @@ def test_a_question_so_far_uses_nothing_after_the_readers_position(session):
     assert context.reading_limit(None) is None
 
 
+def test_what_just_happened_recalls_the_pages_before_the_readers_place(session):
+    from engine.answer.overview import RECENT, asks_what_just_happened
+    from engine.errors import ChapterhouseError
+
+    for asked in ("What just happened?", "What did I just read?", "Where was I?", "Recap the last few pages",
+                  "what has just happened"):
+        assert asks_what_just_happened(asked), asked
+    assert not asks_what_just_happened("What happened to the hare?")
+    book, context = session.context.book, session.context
+    place = book.text.index("found a hare")  # in Chapter 2, the hunt
+    # It had been the whole book's outline, its opening and its end: a spoiler, and no recap.
+    found = session.retrieve("What just happened?", at=place)
+    assert found.overview == RECENT and found.until == place
+    before = sorted((start, node_id) for node_id, start in context.start_of.items() if start < place)
+    assert [node.id for node in found.passages] == [node_id for _, node_id in before[-2:]]
+    assert all(node.end <= place for node in found.passages)
+    lines = session.digest(found)  # the last lines read
+    assert lines and all(line.end <= place for line in lines) and place - lines[-1].end < 100
+    # A reading limit before the place is kept; without a place or a limit, said so in one line.
+    limited = session.retrieve("Where was I?", at=place, until=book.sections[1].start)
+    assert all(node.end <= book.sections[1].start for node in limited.passages)
+    with pytest.raises(ChapterhouseError, match="what just happened\u201d is told from where the reader is"):
+        session.retrieve("What just happened?")
+
+
 def test_a_question_about_one_scene_keeps_rank_order_within_its_chapter(session):
     # The hunt's passages crowd the top of the ranking: the second pick stays
     # in that chapter instead of being pushed out by a weaker one elsewhere.

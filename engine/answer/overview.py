@@ -50,12 +50,20 @@ _WHEN = re.compile(r"^\W*when\b", re.I)
 _PLACES = re.compile(r"\b(?:set|setting|settings|take\s+place|takes\s+place|places|locations?)\b", re.I)
 _NARRATOR = re.compile(r"\bnarrat(?:or|ors|es|ed|ing|ion)\b|\bwho\s+(?:tells|is\s+telling|told)\b"
                        r"|\bpoint\s+of\s+view\b|\bperspective\b|\b(?:first|third)[-\s]person\b", re.I)
+# "What just happened?", "What did I just read?", "Where was I?": the pages just before the reader's place.
+_JUST_READ = re.compile(
+    r"^\W*(?:what\s+(?:has\s+)?just\s+happened|what\s+(?:did|have)\s+I\s+just\s+(?:read|been\s+reading)"
+    r"|(?:recap|summari[sz]e|sum\s+up)\s+(?:what\s+I\s+(?:have\s+)?just\s+read|the\s+last\s+(?:few\s+)?"
+    r"(?:pages?|paragraphs?))|where\s+was\s+I|what\s+was\s+(?:I\s+reading|happening))\W*$", re.I)
 # The kinds of whole-book question, and what the evidence of each is, as an answer says it.
-OUTLINE, OPENING, ENDING, PEOPLE, PLACES = "outline", "opening", "ending", "people", "places"
+OUTLINE, OPENING, ENDING, PEOPLE, PLACES, RECENT = "outline", "opening", "ending", "people", "places", "recent"
+# The passages just before the reader's place that "What just happened?" recalls.
+RECENT_PASSAGES = 2
 NARRATOR = "narrator"  # asked; answered as one of these two
 FIRST_PERSON, THIRD_PERSON = "first person", "third person"
 OVERVIEW_EVIDENCE = {OUTLINE: "the book in outline, each chapter's opening across it",
                      OPENING: "the book's first pages", ENDING: "the book's last pages",
+                     RECENT: "the pages just before where you are",
                      PEOPLE: "the people it names most, each where it first names them",
                      PLACES: "the places it names most, each where it first names them",
                      FIRST_PERSON: "where its telling says \u201cI\u201d outside dialogue, from the first such line to "
@@ -114,9 +122,17 @@ def overview_evidence(kind: str | None, chapters: list[int] | None = None) -> st
             }.get(kind, OVERVIEW_EVIDENCE.get(kind))  # who tells it: as of the book
 
 
+def asks_what_just_happened(question: str) -> bool:
+    """"What just happened?", "What did I just read?", "Where was I?": a recap of the pages before the reader's place."""
+    return _JUST_READ.search(question) is not None
+
+
 def overview_kind(question: str) -> str:
-    """Which whole-book question it is: who tells it, where it is set, who
-    is in it, how it ends, how it begins, or what it is (its outline)."""
+    """Which whole-book question it is: what just happened, who tells it,
+    where it is set, who is in it, how it ends, how it begins, or what it
+    is (its outline)."""
+    if asks_what_just_happened(question):
+        return RECENT
     if _NARRATOR.search(question):
         return NARRATOR
     if _PLACES.search(question) and not _WHEN.match(question):  # "When is it set?" asks for a time
@@ -160,6 +176,8 @@ def overview(plan: Plan, question: str, context, budget: int = 12, until: int | 
         chosen = _saying_i(context, in_order) if kind == FIRST_PERSON else in_order[:1]
     elif kind == ENDING:
         chosen = in_order[-budget:]
+    elif kind == RECENT:  # `until` is the reader's place
+        chosen = in_order[-min(budget, RECENT_PASSAGES):]
     elif kind == OPENING:
         chosen = in_order[:budget]
     else:

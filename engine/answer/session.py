@@ -23,7 +23,8 @@ from .digest import DigestLine, evidence_digest
 from .followup import Earlier, as_earlier, asked_again_of, follow_up_question, follows_record
 from .named import asks_only_what_was_read, chapter_not_in_book, no_chapter_from_here, parts_named_in, \
     without_asking_so_far
-from .overview import ENDING, asks_about_the_chapters, asks_about_the_whole_book, overview, overview_kind
+from .overview import ENDING, asks_about_the_chapters, asks_about_the_whole_book, asks_what_just_happened, \
+    overview, overview_kind
 from .related import RELATED_BUDGET, RELATED_QUESTION, related_plan
 from .retrieval import Features, PartEvidence, Retrieval, cut_at, retrieve
 from .selection import about_question, focus_record, within_question, within_record
@@ -179,7 +180,8 @@ class AnswerSession:
         named = self.named_sections(question, focus, within, here)
         found = None
         if focus is None and as_earlier(after) is None and not named:
-            if within is None and asks_about_the_whole_book(question, alone=True):
+            if within is None and (asks_about_the_whole_book(question, alone=True)
+                                   or asks_what_just_happened(question)):
                 self.check_ending_read(question, until)
                 found = overview(plan, question, self.context, budget, until)
             elif within is not None and self._about_the_chapters_alone(question, here):
@@ -294,6 +296,11 @@ class AnswerSession:
         than what was read ("What has happened so far?"), the limit set, else
         where the reader is (`at`), and the question without those words;
         refused in one line with neither (the whole book would spoil it)."""
+        if asks_what_just_happened(question):  # recalled from where the reader is, within any reading limit
+            if until is None and at is None:
+                raise ChapterhouseError(f"{self.indexer.book.title}: \u201cwhat just happened\u201d is told from where "
+                                        "the reader is: ask there, or set a reading limit")
+            return question, min(place for place in (until, at) if place is not None)
         if not asks_only_what_was_read(question):
             return question, until
         if until is None and at is None:
