@@ -1358,6 +1358,31 @@ def test_which_chapters_someone_is_in_is_answered_from_the_text(session):
                              "Early Home (once).")
 
 
+def test_when_the_story_is_set_is_answered_by_the_years_its_text_names(tmp_path):
+    from engine.answer.counting import years_named
+    from engine.importer import parse_book
+    from engine.paths import sample_book_path
+
+    text = (ROOT / "tests" / "fixtures" / "three-chapters.txt").read_text()
+    # Years as a text writes them, and numbers that are no years: a sum, thousands, a price.
+    text = text.replace("01 My Early Home\n", "01 My Early Home\n\nIt was in the spring of 1850, and the farm was "
+                        "worth 1,500 pounds, or \u00a31800 at the most.\n", 1)
+    text = text.replace("03 My Breaking In\n", "03 My Breaking In\n\nBy June 15, 1852, I was four years old.\n", 1)
+    (tmp_path / "years.txt").write_text(text)
+    book = parse_book(tmp_path / "years.txt")
+    for asked in ("When is the story set?", "What year does it take place?", "In what time period is the book set?",
+                  "When does the story take place?"):
+        phrase, stated, found = years_named(asked, book)
+        assert stated == ("The years Three Chapters from Black Beauty names: 1850, 1852, in Chapter 1 and Chapter 3; "
+                          "where they stand is quoted below."), asked
+        assert [book.text[at:at + 4] for at in found] == ["1850", "1852"]
+    assert years_named("When does the hunt take place?", book) is None  # a scene: searched
+    # Up to a reading limit; a book naming none (A Christmas Carol) gets its outline, as before.
+    assert years_named("When is it set?", book, until=book.sections[2].start)[1].startswith(
+        "The year Three Chapters from Black Beauty names up to where you have read: 1850, in Chapter 1; where it stands")
+    assert years_named("When is the story set?", parse_book(sample_book_path())) is None
+
+
 def test_questions_about_the_story_that_share_those_words_are_searched(session):
     from engine.answer.bookfacts import book_fact
 

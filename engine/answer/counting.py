@@ -145,6 +145,47 @@ def _listed(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+# "When is the story set?", "What year does it take place?", "In what time period is it set?"
+_WHEN_SET = re.compile(
+    r"^\W*(?:when\s+(?:is|was|does|did)\s+(?:(?:the|this)\s+(?:story|book|novel|tale)|it)\s+"
+    r"(?:set|take\s+place|happen)"
+    r"|(?:in\s+)?(?:what|which)\s+(?:year|years|era|time\s+period|period|century|decade|time)\s+"
+    r"(?:is|was|does|did)\s+(?:(?:the|this)\s+(?:story|book|novel|tale)|it)\s+(?:set|take\s+place|happen)(?:\s+in)?"
+    r"|what\s+(?:year|era|time\s+period|period|century)\s+is\s+(?:it|(?:the|this)\s+(?:story|book|novel)))\W*$",
+    re.I)
+# A year as a book writes one in its text (not "1,500 pounds", "£1800", "No. 1887").
+_YEAR = re.compile(r"(?<![\d,.$\u00a3#])\b1[5-9]\d\d\b(?!\d|,\d)")
+# Years named listed with their chapters, up to this many.
+_YEARS_LISTED = 12
+
+
+def years_named(question: str, book, until: int | None = None) -> tuple[str, str, list[int]] | None:
+    """For "When is the story set?", "What year does it take place?": the
+    years the text names (up to `until`), in one line, and where each use
+    starts; None for any other question, or for a book that names no year
+    (the question is then the book's outline, as before). A year named is
+    no certain setting ("a Baronetage... born 1785"), so the answer lists
+    them and the evidence quotes where they stand."""
+    if not _WHEN_SET.search(question) or not book.sections:
+        return None
+    matches = list(_YEAR.finditer(book.text, book.sections[0].start, len(book.text) if until is None else until))
+    if not matches:
+        return None
+    found = [match.start() for match in matches]
+    times = Counter(match.group() for match in matches)
+    years = sorted(times)
+    listed = ", ".join(f"{year} ({_times(times[year])})" if times[year] > 1 else year
+                       for year in years[:_YEARS_LISTED])
+    more = f" and {len(years) - _YEARS_LISTED} more" if len(years) > _YEARS_LISTED else ""
+    read = " up to where you have read" if until is not None else ""
+    having = sorted({section.ordinal for section in map(book.section_at, found) if section})
+    where = (_ranges(book, having) if len(having) > _TITLED else
+             _listed([book.sections[ordinal - 1].label for ordinal in having]))
+    return years[0], as_sentence(f"The year{'s' if len(years) > 1 else ''} {book.title} names{read}: {listed}{more}, "
+                                 f"in {where}; where {'they stand' if len(found) > 1 else 'it stands'} is quoted "
+                                 "below"), found
+
+
 def _ranges(book, ordinals: list[int]) -> str:
     """Chapters in runs, as the book numbers them: "Chapters 1–5, 7 and 9–24",
     "Staves I–III and V"; by their labels where they carry no number."""

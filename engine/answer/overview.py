@@ -73,7 +73,7 @@ OVERVIEW_EVIDENCE = {OUTLINE: "the book in outline, each chapter's opening acros
                      CONTENTS: "its contents, each chapter's heading as printed",
                      BOOK_RECORD: "its record: the title and author its file gives, and its title page",
                      LENGTH: f"its length: the words of its chapters, counted, read at {WORDS_A_MINUTE} words a minute",
-                     COUNT: "the phrase's uses in its text, counted: each of them, or where each chapter first has it"}
+                     COUNT: "where its text uses what was asked about, counted: each use, or each chapter's first"}
 _THE_BOOK = re.compile(r"\b(?:this|the|that)\s+(?:whole\s+|entire\s+)?(?:book|novel|story|tale|work)\b", re.I)
 # "it", "this", "that" left once "this book" is taken out refer to something said before.
 _REFERENCES = PERSONAL_PRONOUNS | {"it", "its", "this", "that", "these", "those"}

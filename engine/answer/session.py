@@ -14,7 +14,7 @@ from ..llm.generator import is_small
 from ..llm.types import CancelToken
 from .bookfacts import CONTENTS, COUNT, LENGTH, book_fact
 from .context import BookContext
-from .counting import chapters_naming, how_often
+from .counting import chapters_naming, how_often, years_named
 from .planning import Plan, code_plan, model_plan
 from .absent import names_not_in_book, nothing_to_answer
 from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing, answer_rules, generate_answer, \
@@ -205,8 +205,9 @@ class AnswerSession:
         or the chapters' headings. None for any other question. Chapters
         named past a reading limit are refused as `checked_within` does."""
         started = time.perf_counter()
-        counted = (how_often(question, self.context.book, until)
-                   or chapters_naming(question, self.context.book, until)) if within is None else None
+        book = self.context.book
+        counted = (how_often(question, book, until) or chapters_naming(question, book, until)
+                   or years_named(question, book, until)) if within is None else None
         if counted is not None:
             return self._uses(plan, counted, until, started)
         chapters = within or self.context.sections_named_in(question, here)[0]
