@@ -504,14 +504,7 @@ def first_mentioned(question: str, is_name=None) -> str | None:
     """Whom a question asks where the book first brings in, if it names one
     and nothing else: "When does Mrs Clay first appear?" -> "Mrs Clay";
     typed in lower case, a word the book writes as a name (`is_name`)."""
-    if not _FIRST_MENTION.search(question):
-        return None
-    from .followup import subjects_of  # followup's names: capitalised runs, as a question types them
-
-    names = subjects_of(question)
-    if not names and is_name is not None:
-        names = [word for word in content_words(_FIRST_MENTION.sub(" ", question)) if is_name(word)]
-    return names[0] if len(names) == 1 else None
+    return _the_one_mentioned(question, _FIRST_MENTION, is_name)
 
 
 # "When does Mrs Clay last appear?", "Where is Marley last mentioned?", "the last we hear of Fezziwig"
@@ -524,13 +517,18 @@ _LAST_MENTION = re.compile(
 def last_mentioned(question: str, is_name=None) -> str | None:
     """Whom a question asks where the book last names, if it names one and
     nothing else: "When does Mrs Clay last appear?" -> "Mrs Clay"."""
-    if not _LAST_MENTION.search(question):
+    return _the_one_mentioned(question, _LAST_MENTION, is_name)
+
+
+def _the_one_mentioned(question: str, asking: re.Pattern, is_name) -> str | None:
+    """The one name a question asking so (`asking`) names, if it names one and nothing else."""
+    if not asking.search(question):
         return None
-    from .followup import subjects_of  # as first_mentioned
+    from .followup import subjects_of  # followup's names: capitalised runs, as a question types them
 
     names = subjects_of(question)
     if not names and is_name is not None:
-        names = [word for word in content_words(_LAST_MENTION.sub(" ", question)) if is_name(word)]
+        names = [word for word in content_words(asking.sub(" ", question)) if is_name(word)]
     return names[0] if len(names) == 1 else None
 
 
