@@ -8,7 +8,9 @@ writes with a capital: "How often does Scrooge go to bed?" asks how often
 something happens, and is searched as any question is. Asked how often
 someone says it, the uses counted are those in dialogue whose paragraph
 names them as the one speaking ("“Humbug!” said Scrooge", not "said
-Scrooge's nephew"), beside all the uses."""
+Scrooge's nephew"), beside all the uses. Counted the same way: which
+chapters name someone ("In which chapters does Lady Russell appear?"), and
+which years the text names ("When is the story set?")."""
 
 from __future__ import annotations
 
@@ -129,7 +131,7 @@ def chapters_naming(question: str, book, until: int | None = None) -> tuple[str,
     found = [match.start() for match in matches]
     having = sorted({section.ordinal for section in map(book.section_at, found) if section})
     times = _times(len(found))
-    where = f"In {book.title}{',' if until is None else ''}{read}{',' if until is not None else ''}"
+    where = f"In {book.title}{read},"
     if len(having) == 1:
         return phrase, as_sentence(f"{where} \u201c{phrase}\u201d is only in "
                                    f"{chapter_name(book.sections[having[0] - 1])} ({times})"), found

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 import numpy as np
@@ -154,7 +154,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         kind = None if asked_about else expected_answer(part.text)
         kind = None if kind in TELLING_KINDS and not told_of else kind  # "Describe the plot": no one's looks
         answering: set[tuple[int, int]] = set()  # spans of the sentences holding such an answer
-        answer_weight = _ANSWER_WEIGHTS.get(kind, _ANSWER_WEIGHT)
+        answer_weights: dict[tuple[int, int], float] = {}  # what each of those adds to its line's score
         if kind in TELLING_KINDS:  # words of the kind near whom it asks about, not another's face nearby
             stretches = near_names(context, told_of)
             answering = {(item[2], item[3]) for item in candidates
@@ -162,14 +162,15 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
             # The fuller first ("a blonde young lady, small, dainty, well gloved, and dressed in the most
             # perfect taste", not "sat down, and her face grew white"), and first in the passages retrieval
             # found telling it: near Jo, who is everywhere, is everywhere.
-            answer_weight = {(item[2], item[3]): _TELLING_WORD_WEIGHT * min(telling.count(item[4]),
-                                                                             _TELLING_WORDS_COUNTED)
-                             + _TELLING_PASSAGE_WEIGHT * (telling.name in evidence.sources.get(item[5].id, []))
-                             for item in candidates if (item[2], item[3]) in answering}
+            answer_weights = {(item[2], item[3]): _TELLING_WORD_WEIGHT * min(telling.count(item[4]),
+                                                                              _TELLING_WORDS_COUNTED)
+                              + _TELLING_PASSAGE_WEIGHT * (telling.name in evidence.sources.get(item[5].id, []))
+                              for item in candidates if (item[2], item[3]) in answering}
         elif kind:
             answering = {(item[2], item[3]) for item in candidates
                          if holds_answer(kind, item[4], set(wanted), context.rarity,
                                          lambda word: _word_key(word, context.rarity))}
+            answer_weights = dict.fromkeys(answering, _ANSWER_WEIGHTS.get(kind, _ANSWER_WEIGHT))
         if kind:
             candidates = [(item[0] + _ANSWER_OVERLAP * ((item[2], item[3]) in answering),) + item[1:]
                           for item in candidates]
@@ -186,8 +187,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
             similarity = np.zeros(len(shortlist))
         scored = sorted(
             ((float(sim) + 0.05 * item[1] + _OVERLAP_WEIGHT * item[0] + pick_order.get(item[5].id, 0.0)
-              + (answer_weight.get((item[2], item[3]), 0.0) if isinstance(answer_weight, dict) else
-                 answer_weight * ((item[2], item[3]) in answering)), item)
+              + answer_weights.get((item[2], item[3]), 0.0), item)
              for sim, item in zip(similarity, shortlist)),
             key=lambda pair: -pair[0])
         # What someone looks like is told where the book tells it, not once a chapter.
@@ -416,11 +416,13 @@ def _uses(retrieval: Retrieval, context) -> list[DigestLine]:
     them where they are few; else the first in each passage of the evidence
     (a chapter's first), of three passages at most: the first, the middle
     and the last."""
-    shown = []  # (sentence span, its passage) of each use in the evidence kept, each sentence once
+    uses = sorted(retrieval.uses)
+    shown, spans = [], set()  # (sentence span, its passage) of each use in the evidence kept, each sentence once
     for passage in retrieval.passages:
         for start, end in context.sentences(passage):
-            if end <= passage.end and any(start <= offset < end for offset in retrieval.uses) \
-                    and (start, end) not in {span for span, _ in shown}:
+            first_after = bisect_left(uses, start)
+            if end <= passage.end and first_after < len(uses) and uses[first_after] < end and (start, end) not in spans:
+                spans.add((start, end))
                 shown.append(((start, end), passage))
     if len(shown) > _USES_QUOTED:
         firsts = [(span, passage) for place, (span, passage) in enumerate(shown)
