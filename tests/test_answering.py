@@ -1301,9 +1301,9 @@ def test_how_often_someone_says_a_word_counts_the_lines_the_book_gives_them():
 
     # It had said how often "humbug" is written (9 times), the nephew's two among them.
     phrase, stated, found = how_often("How many times does Scrooge say humbug?", carol)
-    assert (phrase, stated) == ("humbug", "Scrooge says \u201chumbug\u201d 6 times where the book names who is speaking, "
-                                          "in Stave I: Marley's Ghost; \u201chumbug\u201d is written 9 times in A "
-                                          "Christmas Carol: A Ghost Story of Christmas in all.")
+    assert phrase == "humbug" and stated == (
+        "Scrooge says \u201chumbug\u201d 6 times where the book names who is speaking, in Stave I: Marley's Ghost; "
+        "\u201chumbug\u201d is written 9 times in A Christmas Carol: A Ghost Story of Christmas in all.")
     assert paragraph(found[0]) == '"Bah!" said Scrooge, "Humbug!"'
     assert all("Scrooge" in paragraph(at) and "nephew" not in paragraph(at) for at in found)
     assert how_often("How many times is humbug said by Scrooge?", carol)[2] == found
@@ -1314,7 +1314,8 @@ def test_how_often_someone_says_a_word_counts_the_lines_the_book_gives_them():
     merry = how_often('How many times does Scrooge say "Merry Christmas"?', carol)
     assert merry[2] and not any("fellows said" in paragraph(at) for at in merry[2])
     assert how_often("How many times does Fred say humbug?", carol)[1].startswith(
-        "Where the book names who is speaking, Fred never says \u201chumbug\u201d; \u201chumbug\u201d is written 9 times")
+        "Where the book names who is speaking, Fred never says \u201chumbug\u201d; "
+        "\u201chumbug\u201d is written 9 times")
     # Up to a reading limit; no one named, all uses as before.
     limit = found[3] + len("humbug")
     assert how_often("How many times does Scrooge say humbug?", carol, until=limit)[1].startswith(
@@ -1337,8 +1338,8 @@ def test_which_chapters_someone_is_in_is_answered_from_the_text(session):
             ("Which chapters mention Fezziwig?",
              f"In {title}, \u201cFezziwig\u201d is only in Stave II: The First of the Three Spirits (19 times)."),
             ("What chapters is Tiny Tim in?",
-             f"In {title}, \u201cTiny Tim\u201d is in 3 of its 5 staves (22 times in all): Stave III: The Second of the "
-             "Three Spirits, Stave IV: The Last of the Spirits and Stave V: The End of It."),
+             f"In {title}, \u201cTiny Tim\u201d is in 3 of its 5 staves (22 times in all): Stave III: The Second "
+             "of the Three Spirits, Stave IV: The Last of the Spirits and Stave V: The End of It."),
             ("Which chapters mention 'the knocker'?",
              f"In {title}, \u201cthe knocker\u201d is in 2 of its 5 staves (4 times in all): Stave I: Marley's Ghost "
              "and Stave V: The End of It.")):
@@ -1379,7 +1380,8 @@ def test_when_the_story_is_set_is_answered_by_the_years_its_text_names(tmp_path)
     assert years_named("When does the hunt take place?", book) is None  # a scene: searched
     # Up to a reading limit; a book naming none (A Christmas Carol) gets its outline, as before.
     assert years_named("When is it set?", book, until=book.sections[2].start)[1].startswith(
-        "The year Three Chapters from Black Beauty names up to where you have read: 1850, in Chapter 1; where it stands")
+        "The year Three Chapters from Black Beauty names up to where you have read: 1850, in Chapter 1; "
+        "where it stands")
     assert years_named("When is the story set?", parse_book(sample_book_path())) is None
 
 

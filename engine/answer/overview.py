@@ -30,7 +30,7 @@ from .narrator import outside_dialogue, says_i
 from .people import PEOPLE_LISTED, main_people
 from .places import PLACES_LISTED, main_places
 from .planning import GLOBAL, Plan, PlanPart, content_words, words
-from .retrieval import PartEvidence, Retrieval, cut_at, first_naming
+from .retrieval import PartEvidence, Retrieval, cut_at, passage_naming
 
 # Words that name the book itself, or ask of it as a whole.
 _WHOLE_BOOK = {"book", "novel", "story", "tale", "whole", "entire", "overall", "general", "generally", "work",
@@ -123,7 +123,8 @@ def overview_evidence(kind: str | None, chapters: list[int] | None = None) -> st
 
 
 def asks_what_just_happened(question: str) -> bool:
-    """"What just happened?", "What did I just read?", "Where was I?": a recap of the pages before the reader's place."""
+    """"What just happened?", "What did I just read?", "Where was I?": a
+    recap of the pages before the reader's place."""
     return _JUST_READ.search(question) is not None
 
 
@@ -202,7 +203,7 @@ def _each_where_first_named(plan: Plan, context, names: list[str], kind: str, un
     parts, order = [], []
     for part in plan.parts:
         evidence = PartEvidence(part=part)
-        first = first_naming(context, part.text, until, begun)
+        first = passage_naming(context, part.text, until, begun)
         if first is not None:
             evidence.passages = [cut_at(first, until)]
             evidence.sources[first.id] = ["overview"]

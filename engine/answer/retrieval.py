@@ -545,7 +545,7 @@ def _introduction(plan: Plan, context, until: int | None, searched):
     name = introduced(plan.question, context.writes_as_name)
     if name is None:
         return None
-    first = first_naming(context, name, until, searched)
+    first = passage_naming(context, name, until, searched)
     return (first.id, first.section, ["phrase"]) if first is not None else None
 
 
@@ -557,11 +557,11 @@ def _last_naming_entry(plan: Plan, context, until: int | None, searched):
     name = last_mentioned(plan.question, context.writes_as_name)
     if name is None:
         return None
-    last = first_naming(context, name, until, searched, last=True)
+    last = passage_naming(context, name, until, searched, last=True)
     return (last.id, last.section, ["phrase"]) if last is not None else None
 
 
-def first_naming(context, name: str, until: int | None, searched, last: bool = False) -> Node | None:
+def passage_naming(context, name: str, until: int | None, searched, last: bool = False) -> Node | None:
     """The first (or `last`) passage that names someone as written (of the
     sections `searched`, read before `until`, not one the position cuts
     through)."""

@@ -293,10 +293,12 @@ class AnswerSession:
         return question, until, self.chapter_at(at)
 
     def limit_asked(self, question: str, until: int | None, at: int | None) -> tuple[str, int | None]:
-        """The question and its reading limit: for one that asks for no more
-        than what was read ("What has happened so far?"), the limit set, else
-        where the reader is (`at`), and the question without those words;
-        refused in one line with neither (the whole book would spoil it)."""
+        """The question and its reading limit: for one that asks what just
+        happened, where the reader is (`at`), within any limit set; for one
+        that asks for no more than what was read ("What has happened so
+        far?"), the limit set, else where the reader is, and the question
+        without those words; refused in one line with neither (the whole
+        book would spoil it)."""
         if asks_what_just_happened(question):  # recalled from where the reader is, within any reading limit
             if until is None and at is None:
                 raise ChapterhouseError(f"{self.indexer.book.title}: \u201cwhat just happened\u201d is told from where "

@@ -21,7 +21,8 @@ _TAKES_IT = {"say", "says", "said", "saying", "give", "gives", "gave", "giving",
 _ASKING = re.compile(r"^\W*(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:tell|show)\s+me"
                      r"|(?:please\s+)?tell\s+me|(?:do|does)\s+(?:you|anyone)\s+know"
                      r"|i(?:'d|\s+would)\s+like\s+to\s+know|i\s+(?:want|wonder|need)\s+to\s+know|i\s+wonder"
-                     r"|(?:(?:can|could)\s+you\s+)?remind\s+me|i\s+(?:forget|forgot|can'?t\s+remember|don'?t\s+remember))"
+                     r"|(?:(?:can|could)\s+you\s+)?remind\s+me"
+                     r"|i\s+(?:forget|forgot|can'?t\s+remember|don'?t\s+remember))"
                      r"\s+(?=(?:who|what|where|when|why|how|which|whether|if)\b)", re.I)
 # "who Marley is", "where Bath was": the verb put back before its subject.
 _INDIRECT = re.compile(r"^(?P<wh>who|what|where|when|which|how\s+old|how\s+many\s+\w+)\s+(?P<subject>.+?)\s+"
