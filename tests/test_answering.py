@@ -1425,6 +1425,25 @@ def test_what_someone_looks_like_is_answered_by_where_the_book_describes_them(st
     assert not any("looks" in sources for sources in plot.parts[0].sources.values())
 
 
+def test_what_someone_does_for_a_living_is_answered_by_a_calling_by_their_name(stave_one):
+    from engine.answer.expected import expected_answer
+    from engine.answer.occupations import OCCUPATION
+
+    for asked in ("What is Marley's job?", "What was Scrooge's profession?", "What does Marley do for a living?",
+                  "What is Scrooge by trade?", "How does Scrooge earn his living?", "What does Marley do?"):
+        assert OCCUPATION.asked(asked) and expected_answer(asked) == OCCUPATION.name, asked
+    for not_asked in ("What does Marley do in the end?", "What is Scrooge's opinion of Christmas?"):
+        assert not OCCUPATION.asked(not_asked), not_asked
+    # The book says it in passing, beside the name; the passages where a calling follows Marley's name have
+    # slots of their own (its words, "job", are nowhere in the stave).
+    text = stave_one.context.book.text
+    found = stave_one.retrieve("What was Marley's job?")
+    told = [node for node in found.passages if OCCUPATION.name in found.parts[0].sources[node.id]]
+    assert told and all(OCCUPATION.count(node.text) >= 1 for node in told)
+    assert all(any(0 <= node.start - at < 600 or node.start <= at < node.end for at in
+                   (found.start() for found in re.finditer(r"\bMarley\b", text))) for node in told)
+
+
 def test_how_old_someone_is_is_answered_by_where_an_age_stands_by_their_name(session):
     from engine.answer.ages import AGE_PHRASE
 

@@ -12,6 +12,7 @@ import re
 
 from .ages import AGE_PHRASE, asks_age
 from .looks import LOOKS
+from .occupations import OCCUPATION
 from .people import DAYS_AND_MONTHS, HONORIFIC_WORDS
 from .planning import LETTER
 from .vocabulary import without_possessive
@@ -20,8 +21,9 @@ from .vocabulary import without_possessive
 _NOT_AN_ANSWER = HONORIFIC_WORDS | DAYS_AND_MONTHS | {"god", "heaven"}
 
 NAME, NUMBER, AGE = "name", "number", "age"
-# Kinds told by words gathered near a name (nearby.py), by the kind's name: what someone looks like.
-TELLINGS = (LOOKS,)
+# Kinds told by words gathered near a name (nearby.py), by the kind's name: what someone looks like, what
+# they do for a living.
+TELLINGS = (LOOKS, OCCUPATION)
 TELLING_KINDS = {telling.name: telling for telling in TELLINGS}
 
 # "Who...", "Whose...", "What is the name of...", "Which dog...": someone (or
@@ -44,12 +46,14 @@ _WITHIN = re.compile(rf"(?<=[{LETTER},;:]\s)([{LETTER}][{LETTER}'\u2019\-]+)")
 
 
 def expected_answer(question: str) -> str | None:
-    """NAME, NUMBER, AGE, a telling's name (TELLINGS: "looks"), or None
+    """NAME, NUMBER, AGE, a telling's name (TELLINGS: "looks", "occupation"), or None
     where the wording does not say ("Why...?", "How does...?")."""
     if asks_age(question):  # "How old...?": an age as novels tell it ("at nineteen"), not any number
         return AGE
     if LOOKS.asked(question):  # "What does Stapleton look like?": words of looks ("clean-shaven, prim-faced")
         return LOOKS.name
+    if OCCUPATION.asked(question):  # "What is Stapleton's job?": a calling by the name ("the naturalist")
+        return OCCUPATION.name
     if _ASKS_A_NUMBER.search(question):
         return NUMBER
     if _ASKS_A_NAME.search(question):

@@ -102,7 +102,9 @@ def passages_telling(telling: Telling, context, names: list[str], searched: list
     most: dict[str, int] = {}
     for words, start, after in kept:
         for node in context.passages_overlapping(start, after):
-            if (allowed is None or context.section_of.get(node.id) in allowed) and node.end <= end:
+            # The words may stand before the name, in the passage before this one: only one holding some.
+            if ((allowed is None or context.section_of.get(node.id) in allowed) and node.end <= end
+                    and telling.count(node.text) > 0):
                 most[node.id] = max(most.get(node.id, 0), words)
     ranked = sorted(most, key=lambda node_id: (-most[node_id], context.start_of.get(node_id, 0)))
     first = min(most, key=lambda node_id: context.start_of.get(node_id, 0), default=None)
