@@ -110,9 +110,7 @@ def book_fact(question: str, book, chapters: list[int], until: int | None = None
     # had been answered for the whole book as if the part were not asked about, or searched.
     lacking = sorted(parts_named_in(rest)) if not book.parts else []
     if lacking and about_contents and (how_many or asked & (_NAMING | _LISTING) or _WHICH.match(rest)):
-        whole = contents_statement(book, [], until)
-        return CONTENTS, f"{book.title} is not divided into {lacking[0]}s; " + (
-            "it" + whole[len(book.title):] if whole.startswith(f"{book.title} has") else whole)
+        return CONTENTS, contents_statement(book, [], until, lacking=lacking[0])
     if about_contents and (
             how_many and _singular(how_many.group(1).lower()) in nouns or _CONTENTS.search(rest)
             or (chapters or sections_asked) and (asked & (_NAMING | _LISTING) or chapters and _WHICH.match(rest))):
@@ -127,11 +125,14 @@ def book_fact(question: str, book, chapters: list[int], until: int | None = None
     return None
 
 
-def contents_statement(book, chapters: list[int], until: int | None = None, count: bool = False) -> str:
+def contents_statement(book, chapters: list[int], until: int | None = None, count: bool = False,
+                       lacking: str | None = None) -> str:
     """How many chapters the book has and of what kind, first to last (and
     how many of them a reader who has read up to `until` has begun: only
     their headings are shown); or what the chapters asked about are called,
-    or, `count`, how many there are ("How many chapters are in part 2?")."""
+    or, `count`, how many there are ("How many chapters are in part 2?").
+    `lacking`: what the question asked about that the book is not divided
+    into ("part"), said first."""
     sections = book.sections
     named = [sections[ordinal - 1] for ordinal in chapters if 1 <= ordinal <= len(sections)]
     # A part asked about ("What is the first part called?", "How many chapters are in part 2?"): its chapters.
@@ -151,8 +152,9 @@ def contents_statement(book, chapters: list[int], until: int | None = None, coun
         said = [f"{section.label} is called {_title(section.title)}" if section.title else
                 f"{section.label} has no title of its own" for section in named]
         return "; ".join(said) + "."
+    subject = f"{book.title} is not divided into {lacking}s; it" if lacking else book.title
     if len(sections) <= 1:
-        return f"{book.title} is not divided into chapters."
+        return f"{subject} is not divided into chapters."
     how_many = _sections_counted(sections)
     parts = ""
     if len(book.parts) > 1:  # "in a part" says nothing
@@ -160,9 +162,9 @@ def contents_statement(book, chapters: list[int], until: int | None = None, coun
         parts = f" in {counted(len(book.parts), part_noun if part_noun in _SECTION_NOUNS else 'part')}"
     if until is not None and sections[-1].start >= until:
         begun = sum(1 for section in sections if section.start < until)
-        return (f"{book.title} has {how_many}{parts}; you have begun {begun} of them, whose headings are below "
+        return (f"{subject} has {how_many}{parts}; you have begun {begun} of them, whose headings are below "
                 "(the others' are left out until you read on).")
-    return as_sentence(f"{book.title} has {how_many}{parts}, from {chapter_name(sections[0])} to "
+    return as_sentence(f"{subject} has {how_many}{parts}, from {chapter_name(sections[0])} to "
                        f"{chapter_name(sections[-1])}")
 
 

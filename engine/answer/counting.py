@@ -80,10 +80,8 @@ def how_often(question: str, book, until: int | None = None) -> tuple[str, str, 
     start = book.sections[0].start if book.sections else 0
     end = len(book.text) if until is None else until
     pattern = phrase_pattern(phrase)
-    if not named_as_such:  # "How often does Scrooge go to bed?" asks how often something happens: searched
-        uses = [match.group() for match in pattern.finditer(book.text, start)]
-        if not uses or sum(1 for use in uses if use[:1].isupper()) < _NAME_SHARE * len(uses):
-            return None
+    if not named_as_such and not _written_as_a_name(list(pattern.finditer(book.text, start))):
+        return None  # "How often does Scrooge go to bed?" asks how often something happens: searched
     matches = list(pattern.finditer(book.text, start, end))
     found = [match.start() for match in matches]
     if matches and not named_as_such:  # as the book writes it ("marley": "Marley")
@@ -121,7 +119,7 @@ def chapters_naming(question: str, book, until: int | None = None) -> tuple[str,
     start = book.sections[0].start if book.sections else 0
     pattern = phrase_pattern(who)
     every = list(pattern.finditer(book.text, start))
-    if not quoted and (not every or sum(1 for use in every if use.group()[:1].isupper()) < _NAME_SHARE * len(every)):
+    if not quoted and not _written_as_a_name(every):
         return None  # "Which chapter is the hunt in?": a scene, searched
     matches = [match for match in every if until is None or match.end() <= until]
     phrase = who if quoted or not matches else _as_written(matches)
@@ -228,6 +226,11 @@ def _times(number: int) -> str:
     return "once" if number == 1 else "twice" if number == 2 else f"{number:,} times"
 
 
+def _written_as_a_name(uses: list[re.Match]) -> bool:
+    """Whether the book writes these words as a name: with a capital, nearly everywhere ("Marley", not "bed")."""
+    return bool(uses) and sum(1 for use in uses if use.group()[:1].isupper()) >= _NAME_SHARE * len(uses)
+
+
 def _as_written(matches: list[re.Match]) -> str:
     """A phrase as the book most often writes it ("marley": "Marley")."""
     return Counter(" ".join(match.group().split()) for match in matches).most_common(1)[0][0]
@@ -245,9 +248,7 @@ def _speaker(rest: str, book, start: int) -> str | None:
     if not who:
         return None
     uses = list(phrase_pattern(" ".join(who)).finditer(book.text, start))
-    if not uses or sum(1 for use in uses if use.group()[:1].isupper()) < _NAME_SHARE * len(uses):
-        return None
-    return _as_written(uses)
+    return _as_written(uses) if _written_as_a_name(uses) else None
 
 
 def _spoken_by(text: str, offset: int, speaker: str) -> bool:

@@ -111,7 +111,8 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
     for index, evidence in enumerate(retrieval.parts):
         part = evidence.part
         # "What does Stapleton look like?": whom, and not its words of asking ("Stapleton looked at me").
-        telling = TELLING_KINDS.get(expected_answer(part.text))
+        expected = expected_answer(part.text)
+        telling = TELLING_KINDS.get(expected)
         told_of = names_asked(part.text, context) if telling else []
         wanted: dict[str, float] = {}
         for word in content_words(" ".join([part.text, *part.anchors, *part.names])):
@@ -151,7 +152,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                 candidates.append((overlap + 2 * anchored, anchored, start, end, sentence, passage))
         candidates = _naming_the_one_asked_about(candidates, asked_about)
         # "Who persuaded Anne...?" wants a line with a name in it; "Who is Ishmael?" a line about him.
-        kind = None if asked_about else expected_answer(part.text)
+        kind = None if asked_about else expected
         kind = None if kind in TELLING_KINDS and not told_of else kind  # "Describe the plot": no one's looks
         answering: set[tuple[int, int]] = set()  # spans of the sentences holding such an answer
         answer_weights: dict[tuple[int, int], float] = {}  # what each of those adds to its line's score

@@ -35,7 +35,7 @@ from .wording import plainly_worded
 # would crowd the passages out of the answer's prompt (a 20,000-character one
 # took the default model 88 s to begin, for nothing of use).
 MAX_QUESTION_CHARACTERS = 2000
-# Passages a how-often question's evidence shows at most: where the phrase is first used in each chapter.
+# Passages a count's evidence shows at most: each use where there are no more, else each chapter's first.
 MAX_EVIDENCE = 12
 
 
@@ -200,10 +200,12 @@ class AnswerSession:
     def _book_fact(self, plan: Plan, question: str, until: int | None, within: list[int] | None,
                    here: int | None, at: int | None) -> Retrieval | None:
         """A question about the book itself (bookfacts.py), answered from its
-        record: for how often a name is used, the passages of its first use
-        in each chapter; else no passages, the digest quoting the title page
-        or the chapters' headings. None for any other question. Chapters
-        named past a reading limit are refused as `checked_within` does."""
+        record: for a count in its text (how often a name is used, which
+        chapters name someone, which years it names; counting.py), the
+        passages of the uses (`_uses`); else no passages, the digest quoting
+        the title page or the chapters' headings. None for any other
+        question. Chapters named past a reading limit are refused as
+        `checked_within` does."""
         started = time.perf_counter()
         book = self.context.book
         counted = (how_often(question, book, until) or chapters_naming(question, book, until)
@@ -225,10 +227,10 @@ class AnswerSession:
 
     def _uses(self, plan: Plan, counted: tuple[str, str, list[int]], until: int | None,
               started: float) -> Retrieval:
-        """A how-often question's answer (`how_often`), its evidence the
-        passage of each use where they are few, else of the first use in
-        each chapter (evenly spread over them past the budget), the phrase
-        counted as the plan's anchor."""
+        """A count's answer (counting.py), its evidence the passage of each
+        use where they are few, else of the first use in each chapter
+        (evenly spread over them past the budget), what was counted as the
+        plan's anchor."""
         phrase, stated, found = counted
         holding: dict[int | str, Node] = {}  # the passage of each use, or of its chapter's first
         for offset in found:
