@@ -24,8 +24,9 @@ from .planning import QUOTED, STOPWORDS, words
 # "How many times", "How often": a count of uses in the text.
 _HOW_OFTEN = re.compile(r"^\W*(?:how\s+(?:many\s+times|often|frequently)|(?:what\s+is\s+)?the\s+number\s+of\s+times)\b"
                         r"|^\W*how\s+many\s+(?:mentions|occurrences|uses)\b", re.I)
-_SAYING = re.compile(r"\b(?:say|says|said|saying|utter|utters|uttered|use|uses|used)"
-                     r"\s+(?:the\s+word\s+|the\s+phrase\s+)?(?P<what>.+)$", re.I)
+# "does Scrooge say humbug", "does he use the word whale": the words said (follow-ups put others in their place).
+SAYING = re.compile(r"\b(?:say|says|said|saying|utter|utters|uttered|use|uses|used)"
+                    r"\s+(?:the\s+word\s+|the\s+phrase\s+)?(?P<what>.+?)\W*$", re.I)
 _COUNTING_WORDS = {"times", "often", "frequently", "word", "words", "phrase", "appear", "appears", "appeared",
                    "used", "use", "mentioned", "mention", "mentions", "named", "occur", "occurs", "occurrences",
                    "uses", "written", "come", "comes", "show", "shows", "up", "whole", "number", "book", "novel",
@@ -240,7 +241,7 @@ def _speaker(rest: str, book, start: int) -> str | None:
     """Whom a how-often question asks about as saying its words ("does
     Scrooge say humbug": "Scrooge"), as the book writes their name; None if
     it names no one the book writes with a capital ("does he say")."""
-    saying = _SAYING.search(rest)
+    saying = SAYING.search(rest)
     if saying is None:
         return None
     who = [word for word in words(rest[:saying.start()])
@@ -296,7 +297,7 @@ def _counted_phrase(rest: str) -> tuple[str, bool]:
     quoted = QUOTED.search(rest)
     if quoted:
         return " ".join((quoted.group(1) or quoted.group(2)).split()).strip(" .,;:!?"), True
-    saying = _SAYING.search(rest)
+    saying = SAYING.search(rest)
     if saying:
         rest = saying.group("what")
     kept = [word for word in words(rest) if word.lower() not in _COUNTING_WORDS | FUNCTION_WORDS | STOPWORDS]

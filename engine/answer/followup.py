@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .counting import SAYING
 from .named import chapter_reference
 from .planning import LETTER, NAME_JOINERS, QUOTED, STOPWORDS, WORD_PATTERN, words
 from .selection import about_question
@@ -131,7 +132,7 @@ def asked_again_of(question: str, earlier: str, characters: list[dict] | None) -
             inner = said.span(1) if said.group(1) is not None else said.span(2)
             return f"{earlier[:inner[0]]}{named[0]}{earlier[inner[1]:]}"
         # 'And "bah"?' after "How often does Scrooge say humbug?" (it had asked how often bah says it).
-        said = _SAID_WORDS.search(earlier)
+        said = SAYING.search(earlier)
         return f"{earlier[:said.start('what')]}{new}{earlier[said.end('what'):]}" if said else None
     new = named[0]  # a quoted phrase without its marks: it takes the place of the earlier one's words
     for subject in subjects_of(earlier, characters):
@@ -141,9 +142,6 @@ def asked_again_of(question: str, earlier: str, characters: list[dict] | None) -
     return None
 
 
-# "does Scrooge say humbug", "does he use the word whale": the words said, unquoted.
-_SAID_WORDS = re.compile(r"\b(?:say|says|said|use|uses|used|utter|utters|uttered)\s+(?:the\s+(?:word|phrase)\s+)?"
-                         r"(?P<what>[^?.!]+?)\s*(?=[?.!]|$)", re.I)
 # "And Louisa?", "What about chapter 6?", "How about Mary?": the earlier question, of someone or somewhere else.
 _ELLIPSIS_WORDS = 8  # "And what about the Ghost of Christmas Past?"
 _ELLIPSIS = re.compile(r"^\W*(?:and\s+(?:what|how)\s+about|what\s+about|how\s+about|and)\s+(?P<new>.+?)[\s?.!]*$",
