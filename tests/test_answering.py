@@ -1385,6 +1385,77 @@ def test_when_the_story_is_set_is_answered_by_the_years_its_text_names(tmp_path)
     assert years_named("When is the story set?", parse_book(sample_book_path())) is None
 
 
+def test_someones_first_name_surname_or_full_name_is_the_name_the_book_writes_beside_theirs(stave_one):
+    from engine.answer.followup import follow_up_question
+    from engine.answer.full_names import full_name
+
+    context = stave_one.context
+    book, rarity = context.book, context.rarity
+    # Its words ("first", "name") had found lines naming Scrooge; the names written beside his are the answer.
+    marley = stave_one.retrieve("What is Marley's first name?")
+    assert marley.overview == "count" and marley.stated.startswith(
+        "Marley's first name is Jacob: A Christmas Carol, Stave One writes \u201cJacob Marley\u201d twice, in ")
+    lines = stave_one.digest(marley)
+    assert len(lines) == 2 and all("Jacob Marley" in " ".join(line.text.split()) for line in lines)
+    for asked in ("What was Marley's first name?", "What's the first name of Marley?", "what is marley's first name",
+                  "What is the first name of Marley in the book?"):
+        assert full_name(asked, book, rarity)[1] == marley.stated, asked
+    assert full_name("What's the Christian name of Marley?", book, rarity)[1].startswith(
+        "Marley's Christian name is Jacob: ")
+    assert full_name("What is Jacob's surname?", book, rarity)[1].startswith("Jacob's surname is Marley: ")
+    assert full_name("What is Marley's full name?", book, rarity)[1].startswith(
+        "Marley's full name, as the book writes it, is \u201cJacob Marley\u201d: ")
+    # "called Scrooge Scrooge" repeats his name; "Ebenezer Scrooge" once is said as no more than it is.
+    ebenezer = full_name("What is Scrooge's first name?", book, rarity)[1]
+    assert ebenezer.startswith("A Christmas Carol, Stave One writes another name beside \u201cScrooge\u201d only "
+                               "once, \u201cEbenezer Scrooge\u201d, in ")
+    assert ebenezer.endswith(": whether it is Scrooge's first name the line below shows.")
+    # Up to a reading limit; no name beside it; a name the book does not write, and other questions: searched.
+    before = book.text.index("Jacob Marley")
+    assert full_name("What is Marley's first name?", book, rarity, until=before)[1].startswith(
+        "A Christmas Carol, Stave One up to where you have read writes no other name beside \u201cMarley\u201d (")
+    for not_asked in ("What is the full name of the book?", "What is the first name mentioned in the book?",
+                      "What is Fezziwig's first name?", "What is Mrs. Scrooge's first name?",
+                      "What is the name of Scrooge's partner?"):
+        assert full_name(not_asked, book, rarity) is None, not_asked
+    # A follow-up asks it again of another name: "And Scrooge's?"
+    assert follow_up_question("And Scrooge's?", "What is Marley's first name?") == "What is Scrooge's first name?"
+
+
+def test_names_beside_a_name_are_told_from_titles_nouns_headings_and_chance_neighbours(tmp_path):
+    from types import SimpleNamespace
+
+    from engine.answer.full_names import full_name
+    from engine.answer.vocabulary import Rarity
+    from engine.importer import parse_book
+
+    text = (ROOT / "tests" / "fixtures" / "three-chapters.txt").read_text()
+    text = text.replace("01 My Early Home\n", "01 My Early Home\n\nSquire John Gordon and Mrs. Gordon came by, and "
+                        "the Keeper with them. Then John Gordon spoke to the Keeper, and Squire Gordon rode on.\n\n"
+                        "The Keeper Gordon had sent said Duchess Gordon was the best mare he knew.\n", 1)
+    text = text.replace("03 My Breaking In\n", "03 My Breaking In\n\nCAMP JOHN\nGordon came, and a stone said "
+                        "JOHN GORDON in letters. Tell Dick Gordon came, said Mrs. Gordon.\n", 1)
+    (tmp_path / "names.txt").write_text(text)
+    book = parse_book(tmp_path / "names.txt")
+    rarity = Rarity([SimpleNamespace(id=str(n), text=paragraph) for n, paragraph in enumerate(text.split("\n\n"))])
+    # A title is none of the name ("Squire John Gordon"); a capitalised noun after "the" is none either ("the
+    # Keeper Gordon had sent"); a heading's capitals end at its line, a stone's are a name ("JOHN GORDON").
+    squire = full_name("What is Squire Gordon's first name?", book, rarity)
+    assert squire[0] == "John Gordon" and squire[1].startswith("Squire Gordon's first name is John: Three Chapters "
+                                                              "from Black Beauty writes \u201cJohn Gordon\u201d 3 times, in 2 "
+                                                              "of its 3 chapters: Chapter 1 (2), Chapter 3 (1)")
+    assert "Keeper" not in squire[1] and "Camp" not in squire[1]
+    assert "it also writes \u201cDuchess Gordon\u201d (once) and \u201cDick Gordon\u201d (once)" in squire[1]
+    # A woman's title names her husband's family: "John Gordon" is not Mrs. Gordon's name.
+    assert full_name("What is Mrs. Gordon's first name?", book, rarity)[1] == (
+        "Three Chapters from Black Beauty writes no other name beside \u201cMrs. Gordon\u201d (twice), so it gives "
+        "no first name for Mrs. Gordon.")
+    # A name once ("Tell Dick Gordon came") is said as no more than it is.
+    assert full_name("What is Dick's surname?", book, rarity)[1].startswith(
+        "Three Chapters from Black Beauty writes another name beside \u201cDick\u201d only once, \u201cDick "
+        "Gordon\u201d, in Chapter 3")
+
+
 def test_questions_about_the_story_that_share_those_words_are_searched(session):
     from engine.answer.bookfacts import book_fact
 

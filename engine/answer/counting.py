@@ -90,8 +90,8 @@ def how_often(question: str, book, until: int | None = None) -> tuple[str, str, 
     read = " up to where you have read" if until is not None else ""
     if not found:
         return phrase, f"\u201c{phrase}\u201d is not written anywhere in {book.title}{read}.", []
-    times = _times(len(found))
-    written = f"\u201c{phrase}\u201d is written {times} in {book.title}{read}, {_spread(book, found)}"
+    times = how_many_times(len(found))
+    written = f"\u201c{phrase}\u201d is written {times} in {book.title}{read}, {spread_over_chapters(book, found)}"
     speaker = _speaker(rest, book, start) if named_as_such else None
     if speaker is None:
         return phrase, as_sentence(written), found
@@ -100,9 +100,10 @@ def how_often(question: str, book, until: int | None = None) -> tuple[str, str, 
         return phrase, as_sentence(f"Where the book names who is speaking, {speaker} never says \u201c{phrase}\u201d; "
                                    f"{written}"), found
     so_far = "Up to where you have read, " if until is not None else ""
-    return phrase, as_sentence(f"{so_far}{speaker} says \u201c{phrase}\u201d {_times(len(theirs))} where the book "
-                               f"names who is speaking, {_spread(book, theirs)}; \u201c{phrase}\u201d is written "
-                               f"{times} in {book.title} in all"), theirs
+    said = f"{speaker} says \u201c{phrase}\u201d {how_many_times(len(theirs))}"
+    return phrase, as_sentence(f"{so_far}{said} where the book names who is speaking, "
+                               f"{spread_over_chapters(book, theirs)}; \u201c{phrase}\u201d is written {times} in "
+                               f"{book.title} in all"), theirs
 
 
 def chapters_naming(question: str, book, until: int | None = None) -> tuple[str, str, list[int]] | None:
@@ -129,7 +130,7 @@ def chapters_naming(question: str, book, until: int | None = None) -> tuple[str,
         return phrase, f"\u201c{phrase}\u201d is not written anywhere in {book.title}{read}.", []
     found = [match.start() for match in matches]
     having = sorted({section.ordinal for section in map(book.section_at, found) if section})
-    times = _times(len(found))
+    times = how_many_times(len(found))
     where = f"In {book.title}{read},"
     if len(having) == 1:
         return phrase, as_sentence(f"{where} \u201c{phrase}\u201d is only in "
@@ -175,7 +176,7 @@ def years_named(question: str, book, until: int | None = None) -> tuple[str, str
     found = [match.start() for match in matches]
     times = Counter(match.group() for match in matches)
     years = sorted(times)
-    listed = ", ".join(f"{year} ({_times(times[year])})" if times[year] > 1 else year
+    listed = ", ".join(f"{year} ({how_many_times(times[year])})" if times[year] > 1 else year
                        for year in years[:_YEARS_LISTED])
     more = f" and {len(years) - _YEARS_LISTED} more" if len(years) > _YEARS_LISTED else ""
     read = " up to where you have read" if until is not None else ""
@@ -209,7 +210,7 @@ def _ranges(book, ordinals: list[int]) -> str:
     return f"{noun} {_listed(said)}"
 
 
-def _spread(book, found: list[int]) -> str:
+def spread_over_chapters(book, found: list[int]) -> str:
     """Which chapters the uses at `found` are in: "in all 5 of its staves: Stave I (28), ..."."""
     by_section = Counter(section.ordinal for section in map(book.section_at, found) if section)
     sections = [book.sections[ordinal - 1] for ordinal in sorted(by_section)]
@@ -223,7 +224,7 @@ def _spread(book, found: list[int]) -> str:
             f"in {len(sections)} of its {len(book.sections)} {chapters}: {where}")
 
 
-def _times(number: int) -> str:
+def how_many_times(number: int) -> str:
     return "once" if number == 1 else "twice" if number == 2 else f"{number:,} times"
 
 

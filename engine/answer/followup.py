@@ -124,7 +124,9 @@ def asked_again_of(question: str, earlier: str, characters: list[dict] | None) -
     if new_chapter is not None and new_chapter.group() == new and old_chapter is not None:
         return f"{earlier[:old_chapter.start()]}{new}{earlier[old_chapter.end():]}"
     named = subjects_of(f"about {new}", characters)  # not a sentence's first word: a name
-    if len(named) != 1 or named[0] != new.strip("\"'\u201c\u201d\u2018\u2019"):
+    # "And Marley's?" after "What is Scrooge's first name?": the name in place of the name, its "'s" kept.
+    bare = re.sub(r"(?<=\w)['\u2019]s$", "", new)
+    if len(named) != 1 or named[0] != bare.strip("\"'\u201c\u201d\u2018\u2019"):
         return None
     if QUOTED.fullmatch(new):  # words quoted take the place of words quoted, not of a name
         said = QUOTED.search(earlier)

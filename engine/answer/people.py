@@ -14,7 +14,7 @@ from ..index.cards import HONORIFICS, character_candidates
 from .vocabulary import as_written
 
 # A name often written after one of these is a place: "at Bath", "from Lyme".
-_BEFORE_A_PLACE = r"in|from|near|into|through|towards|toward|at"
+BEFORE_A_PLACE = r"in|from|near|into|through|towards|toward|at"
 _PLACE_SHARE = 0.15
 # The last word of a place's name: "Kellynch Hall", "Baker Street".
 PLACE_WORDS = {"hall", "house", "street", "place", "mire", "lodge", "cottage", "park", "square", "road", "lane",
@@ -62,7 +62,7 @@ def place_shares(name: str, text: str) -> tuple[int, float, float]:
     uses = len(re.findall(rf"\b{pattern}\b", text))
     if uses == 0:
         return 0, 0.0, 0.0
-    after_a_place_word = len(re.findall(rf"\b(?:{_BEFORE_A_PLACE})\s+{pattern}\b", text))
+    after_a_place_word = len(re.findall(rf"\b(?:{BEFORE_A_PLACE})\s+{pattern}\b", text))
     after_to = len(re.findall(rf"\bto\s+{pattern}\b", text))
     return uses, after_a_place_word / uses, after_to / uses
 

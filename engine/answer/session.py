@@ -21,6 +21,7 @@ from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing,
     not_found, resolve_citations
 from .digest import DigestLine, evidence_digest
 from .followup import Earlier, as_earlier, asked_again_of, follow_up_question, follows_record
+from .full_names import full_name
 from .named import asks_only_what_was_read, chapter_not_in_book, no_chapter_from_here, parts_named_in, \
     without_asking_so_far
 from .overview import ENDING, asks_about_the_chapters, asks_about_the_whole_book, asks_what_just_happened, \
@@ -209,7 +210,8 @@ class AnswerSession:
         started = time.perf_counter()
         book = self.context.book
         counted = (how_often(question, book, until) or chapters_naming(question, book, until)
-                   or years_named(question, book, until)) if within is None else None
+                   or years_named(question, book, until) or full_name(question, book, self.context.rarity, until)
+                   ) if within is None else None
         if counted is not None:
             return self._uses(plan, counted, until, started)
         chapters = within or self.context.sections_named_in(question, here)[0]

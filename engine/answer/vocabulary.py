@@ -84,16 +84,17 @@ class Rarity:
         self.naming = {word: [node_id for _, node_id in sorted(found, key=lambda item: -item[0])]
                        for word, found in capitalised.items() if self.is_name(word) and self(word) is not None}
 
-    def is_name(self, word: str) -> bool:
+    def is_name(self, word: str, lower_share: float = _NAME_LOWER_SHARE) -> bool:
         """Whether the book writes the word as a name: capitalised nearly
-        everywhere it is used, and not only where a sentence begins
-        ("Laurie", "Belle"; not "bell", nor "Suddenly")."""
+        everywhere it is used (in all passages but `lower_share` of them),
+        and not only where a sentence begins ("Laurie", "Belle"; not "bell",
+        nor "Suddenly")."""
         word = folded(word.strip("'."))
         used, lower = self.frequency.get(word, 0), self.written_lower.get(word, 0)
         # Opening a quotation, a name ('"Belle," said the husband') and a
         # common word ('"Remember," said the Ghost') look alike: there only
         # a word the book never writes in lower case counts.
-        return lower <= _NAME_LOWER_SHARE * used and (
+        return lower <= lower_share * used and (
             self.written_within.get(word, 0) > 0 or (lower == 0 and self.opening_a_quote.get(word, 0) > 0))
 
     @functools.cached_property
