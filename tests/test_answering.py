@@ -1515,6 +1515,25 @@ def test_what_someone_does_for_a_living_is_answered_by_a_calling_by_their_name(s
                    (found.start() for found in re.finditer(r"\bMarley\b", text))) for node in told)
 
 
+def test_where_someone_lives_is_answered_by_words_of_dwelling_by_their_name(stave_one):
+    from engine.answer.expected import expected_answer
+    from engine.answer.homes import HOME
+
+    for asked in ("Where does Scrooge live?", "Where did Marley live?", "Where is Scrooge's house?",
+                  "Where is Scrooge living now?", "What is the name of Scrooge's house?", "What is Scrooge's address?"):
+        assert HOME.asked(asked) and expected_answer(asked) == HOME.name, asked
+    for not_asked in ("Where does the story take place?", "Where does Scrooge go after the funeral?",
+                      "Why does Scrooge live alone?"):
+        assert not HOME.asked(not_asked), not_asked
+    # Its words found "External heat and cold had little influence on Scrooge"; now the passage where words of
+    # dwelling gather after his name has slots of its own, and the line telling it is quoted first.
+    found = stave_one.retrieve("Where does Scrooge live?")
+    told = [node for node in found.passages if HOME.name in found.parts[0].sources[node.id]]
+    assert told and all(HOME.count(node.text) >= HOME.in_a_passage for node in told)
+    assert stave_one.digest(found)[0].text == ("He lived in chambers which had once belonged to his deceased "
+                                               "partner.")
+
+
 def test_how_old_someone_is_is_answered_by_where_an_age_stands_by_their_name(session):
     from engine.answer.ages import AGE_PHRASE
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from .ages import AGE_PHRASE, asks_age
+from .homes import HOME
 from .looks import LOOKS
 from .occupations import OCCUPATION
 from .people import DAYS_AND_MONTHS, HONORIFIC_WORDS
@@ -22,8 +23,8 @@ _NOT_AN_ANSWER = HONORIFIC_WORDS | DAYS_AND_MONTHS | {"god", "heaven"}
 
 NAME, NUMBER, AGE = "name", "number", "age"
 # Kinds told by words gathered near a name (nearby.py), by the kind's name: what someone looks like, what
-# they do for a living.
-TELLINGS = (LOOKS, OCCUPATION)
+# they do for a living, where they live.
+TELLINGS = (LOOKS, OCCUPATION, HOME)
 TELLING_KINDS = {telling.name: telling for telling in TELLINGS}
 
 # "Who...", "Whose...", "What is the name of...", "Which dog...": someone (or
@@ -46,7 +47,7 @@ _WITHIN = re.compile(rf"(?<=[{LETTER},;:]\s)([{LETTER}][{LETTER}'\u2019\-]+)")
 
 
 def expected_answer(question: str) -> str | None:
-    """NAME, NUMBER, AGE, a telling's name (TELLINGS: "looks", "occupation"), or None
+    """NAME, NUMBER, AGE, a telling's name (TELLINGS: "looks", "occupation", "home"), or None
     where the wording does not say ("Why...?", "How does...?")."""
     if asks_age(question):  # "How old...?": an age as novels tell it ("at nineteen"), not any number
         return AGE
@@ -54,6 +55,8 @@ def expected_answer(question: str) -> str | None:
         return LOOKS.name
     if OCCUPATION.asked(question):  # "What is Stapleton's job?": a calling by the name ("the naturalist")
         return OCCUPATION.name
+    if HOME.asked(question):  # "Where does Scrooge live?": words of dwelling by the name ("lived in chambers")
+        return HOME.name
     if _ASKS_A_NUMBER.search(question):
         return NUMBER
     if _ASKS_A_NAME.search(question):
