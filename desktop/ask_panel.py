@@ -973,7 +973,7 @@ def _history_tip(entry: HistoryEntry) -> str:
 
 
 def _digest_payload(session, lines, retrieval, follows: dict | None = None, related: bool = False) -> dict:
-    labels = {s.ordinal: s.label for s in session.context.book.sections}
+    labels = session.context.book.cited_labels()
     return {
         "digest": [line.as_dict() for line in lines],
         "parts": [{"text": part.part.text, "passages": [

@@ -225,7 +225,7 @@ def _show_evidence(session, found, question: str, as_json: bool, until, focus, w
 
     plan = found.plan
     digest = session.digest(found)
-    labels = {s.ordinal: s.label for s in session.context.book.sections}
+    labels = session.context.book.cited_labels()
     if as_json:
         part_of = {node.id: index for index, part in enumerate(found.parts) for node in part.passages}
         print(json.dumps({

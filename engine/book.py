@@ -31,6 +31,10 @@ def readable(text: str) -> str:
     return text
 
 
+# Sections that are stories of their own, each known by its title ("Adventure I. Silver Blaze").
+STORY_KINDS = {"adventure"}
+
+
 @dataclass
 class Part:
     ordinal: int
@@ -59,6 +63,13 @@ class Section:
         """"Stave I: Marley's Ghost" (a title printed in capitals is shown in title case)."""
         return f"{self.label}: {readable(self.title)}" if self.title else self.label
 
+    @property
+    def cited_name(self) -> str:
+        """What a citation calls it: its label, and its title where it is a
+        story of a collection ("Adventure I: Silver Blaze"; a reader knows the
+        stories by their titles, a novel's chapters by their numbers)."""
+        return self.display_name if self.kind in STORY_KINDS else self.label
+
 
 @dataclass
 class Book:
@@ -79,6 +90,10 @@ class Book:
         if index >= 0 and offset < self.sections[index].end:
             return self.sections[index]
         return None
+
+    def cited_labels(self) -> dict[int, str]:
+        """Each section's name as citations show it, by ordinal."""
+        return {section.ordinal: section.cited_name for section in self.sections}
 
     def section_text(self, ordinal: int) -> str:
         section = self.sections[ordinal - 1]

@@ -344,6 +344,31 @@ def test_a_question_about_a_selected_passage_leads_with_it(session):
         session.retrieve(question, focus=(len(text), len(text) + 5))
 
 
+def test_a_collections_citations_name_its_stories_by_their_titles(tmp_path):
+    from engine.importer import parse_book
+    from engine.paths import sample_book_path
+    from engine.store import Library
+
+    carol = sample_book_path().read_text(encoding="utf-8")
+    first = carol[carol.index("STAVE I:  MARLEY'S GHOST"):carol.index("STAVE II:  THE FIRST")]
+    second = carol[carol.index("STAVE II:  THE FIRST"):carol.index("STAVE III:  THE SECOND")]
+    # Two stories as a collection prints them ("Adventure I. Silver Blaze"): a reader knows them by their titles.
+    stories = (f"TWO STORIES\n\nby Charles Dickens\n\n\nAdventure I. The Partner's Ghost\n\n"
+               f"{first.split(chr(10), 1)[1]}\n\nAdventure II. The First Spirit\n\n{second.split(chr(10), 1)[1]}")
+    (tmp_path / "stories.txt").write_text(stories, encoding="utf-8")
+    library = Library(tmp_path / "home")
+    stories_session = AnswerSession(library, library.import_book(tmp_path / "stories.txt").book_id,
+                                    embedder=open_embedder(ModelSettings()))
+    stories_session.ensure_indexed()
+    book = stories_session.context.book
+    assert book.cited_labels() == {1: "Adventure I: The Partner's Ghost", 2: "Adventure II: The First Spirit"}
+    lines = stories_session.digest(stories_session.retrieve("Who is Marley?"))
+    assert lines and {line.label for line in lines} <= set(book.cited_labels().values())
+    # A novel's chapters are cited by their numbers alone.
+    assert parse_book(sample_book_path()).cited_labels() == {1: "Stave I", 2: "Stave II", 3: "Stave III",
+                                                             4: "Stave IV", 5: "Stave V"}
+
+
 def test_the_chapters_a_question_names_are_found_by_their_numbers(tmp_path):
     from engine.answer.named import chapter_not_in_book, sections_named_in
     from engine.importer import parse_book

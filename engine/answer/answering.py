@@ -107,7 +107,7 @@ def answer_messages(context, retrieval: Retrieval, passages: int | None = None,
     for a follow-up, the earlier question and the answer it was given."""
     book = context.book
     system = answer_rules(context, retrieval.until)
-    labels = {s.ordinal: s.label for s in book.sections}
+    labels = book.cited_labels()
     blocks = [f"[{node.id}] ({labels.get(node.section, '')}) {' '.join(node.text.split())}"
               for node in _shown(retrieval, passages)]
     ladder = _ladder_notes(context, retrieval)
@@ -143,7 +143,7 @@ def _ladder_notes(context, retrieval: Retrieval) -> str:
     cards tell the rest)."""
     store = context.store
     notes = []
-    labels = {s.ordinal: s.label for s in context.book.sections}
+    labels = context.book.cited_labels()
     read = context.sections_read(retrieval.until)
     if retrieval.plan.scope in (MID, GLOBAL) or retrieval.within:
         for section in retrieval.sections[:6]:
@@ -165,7 +165,7 @@ def resolve_citations(text: str, context, retrieval: Retrieval) -> tuple[str, li
     resolve (in order of first use, each with the sentence backing its
     claim), and how many were dropped."""
     store = context.store
-    labels = {s.ordinal: s.label for s in context.book.sections}
+    labels = context.book.cited_labels()
     citations: dict[str, Citation] = {}
     dropped = 0
     # As shown to the model: cut at a reader's position, a selected passage whole.

@@ -217,7 +217,7 @@ def _line(book, part: int, passage, start: int, end: int, score: float = 0.0) ->
     """A digest line: the book's sentence at start-end, its spaces made one, cited by its passage."""
     section = book.sections[passage.section - 1] if passage.section else None
     return DigestLine(part=part, text=" ".join(book.text[start:end].split()), passage_id=passage.id,
-                      section=passage.section, label=section.label if section else "", start=start, end=end,
+                      section=passage.section, label=section.cited_name if section else "", start=start, end=end,
                       score=score)
 
 

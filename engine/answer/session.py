@@ -490,7 +490,7 @@ class AnswerSession:
         digested = time.perf_counter()
         if on_digest is not None:
             on_digest(digest, retrieval)
-        labels = {s.ordinal: s.label for s in self.context.book.sections}
+        labels = self.context.book.cited_labels()
         limit = self.context.reading_limit(until)
         about = focus_record(self.context, focus) if focus is not None else None
         # "What is chapter 5 called?" is about chapter 5 alone, though it names no subject of its own.
