@@ -1559,6 +1559,34 @@ def test_where_someone_lives_is_answered_by_words_of_dwelling_by_their_name(stav
                                                "partner.")
 
 
+def test_someones_kin_is_answered_by_a_line_naming_someone_beside_the_word_of_kin(stave_one):
+    from types import SimpleNamespace
+
+    from engine.answer.expected import RELATION, expected_answer, holds_answer
+    from engine.answer.vocabulary import Rarity
+
+    for asked in ("Who is Holmes's brother?", "Who was Scrooge's partner?", "Who is the father of Tiny Tim?",
+                  "Who is Mary married to?", "Who is Anne's elder sister?"):
+        assert expected_answer(asked) == RELATION, asked
+    assert expected_answer("Who is Marley?") != RELATION and expected_answer("Who married Mary?") != RELATION
+    # A name by the word of kin, with nothing but "his", "the", a title between; not a name in a list beside it.
+    rarity = Rarity([SimpleNamespace(id=str(n), text=text) for n, text in enumerate(
+        ["He met Mycroft.", "He met Bob.", "He met Elizabeth.", "He met Walter.", "He met Sherlock."] + ["."] * 20)])
+
+    def answers(question: str, sentence: str) -> bool:
+        return holds_answer(RELATION, sentence, {"holmes", "anne", "tim"}, rarity, str.lower, question)
+
+    assert answers("Who is Holmes's brother?", "It was my brother Mycroft.")
+    assert answers("Who is Holmes's brother?", "His younger brother, Mycroft, was there.")
+    assert answers("Who is Tiny Tim's father?", "In came little Bob, the father, with Tiny Tim upon his shoulder.")
+    assert answers("Who is Anne's father?", "Her father, Sir Walter, was vain.")
+    assert not answers("Who is Anne's father?", "Her knowledge of her father and Elizabeth inclined her to think so.")
+    assert not answers("Who is Holmes's brother?", "Sherlock Holmes had a brother.")  # the one asked about
+    # On the book: "Scrooge and he were partners" names no one else; the Ghost's line does.
+    lines = stave_one.digest(stave_one.retrieve("Who was Scrooge's partner?"))
+    assert any("I was your partner, Jacob Marley" in line.text for line in lines)
+
+
 def test_how_old_someone_is_is_answered_by_where_an_age_stands_by_their_name(session):
     from engine.answer.ages import AGE_PHRASE
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, LENGTH, TITLE_PAGE_LABEL, title_page_span
-from .expected import AGE, TELLING_KINDS, expected_answer, holds_answer
+from .expected import AGE, RELATION, TELLING_KINDS, expected_answer, holds_answer
 from .nearby import names_asked, near_names, tells_near
 from .narrator import SPEECH_VERBS, outside_dialogue, says_i
 from .overview import FIRST_PERSON, PEOPLE, PLACES, RECENT, THIRD_PERSON
@@ -75,7 +75,7 @@ _ANSWER_WEIGHT = 0.05
 # is the answer, though a long sentence is little like the question.
 # LiteraryQA answer recall (its four how-old questions): 0.203 at 0.05 and
 # 0.1, 0.207 at 0.2, 0.211 at 0.3.
-_ANSWER_WEIGHTS = {AGE: 0.3}
+_ANSWER_WEIGHTS = {AGE: 0.3, RELATION: 0.3}
 # A line telling what a question asks of someone (their looks; nearby.py): this much for each
 # word of the kind it holds, up to five, and this much more in a passage retrieval found telling it.
 _TELLING_WORD_WEIGHT, _TELLING_WORDS_COUNTED, _TELLING_PASSAGE_WEIGHT = 0.1, 5, 0.2
@@ -170,7 +170,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         elif kind:
             answering = {(item[2], item[3]) for item in candidates
                          if holds_answer(kind, item[4], set(wanted), context.rarity,
-                                         lambda word: _word_key(word, context.rarity))}
+                                         lambda word: _word_key(word, context.rarity), part.text)}
             answer_weights = dict.fromkeys(answering, _ANSWER_WEIGHTS.get(kind, _ANSWER_WEIGHT))
         if kind:
             candidates = [(item[0] + _ANSWER_OVERLAP * ((item[2], item[3]) in answering),) + item[1:]

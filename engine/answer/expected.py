@@ -21,7 +21,7 @@ from .vocabulary import without_possessive
 # Capitalised where they stand, and no answer to "Who...?" alone.
 _NOT_AN_ANSWER = HONORIFIC_WORDS | DAYS_AND_MONTHS | {"god", "heaven"}
 
-NAME, NUMBER, AGE = "name", "number", "age"
+NAME, NUMBER, AGE, RELATION = "name", "number", "age", "relation"
 # Kinds told by words gathered near a name (nearby.py), by the kind's name: what someone looks like, what
 # they do for a living, where they live.
 TELLINGS = (LOOKS, OCCUPATION, HOME)
@@ -34,6 +34,24 @@ _ASKS_A_NAME = re.compile(
     r"|^\W*what\s+(?:is|was|are|were)\b.*\bnames?\b"
     r"|^\W*(?:which|what)\s+(?:\w+\s+)?(?:man|men|woman|women|person|people|character|girl|boy|dog|horse)\b",
     re.I)
+# "Who is Anne's father?", "Who is the brother of Mrs Barrymore?", "Who is Mary married to?": someone named
+# beside the word of kin ("Bob, the father", "Selden... my younger brother"), not any line with a name.
+_KIN = (r"father|mother|parents?|brothers?|sisters?|wife|husband|spouse|sons?|daughters?|children|child|uncle"
+        r"|aunt|nephew|niece|cousins?|grandfather|grandmother|grandson|granddaughter|guardian|godfather"
+        r"|godmother|stepfather|stepmother|fianc[eé]e?|sweetheart|lover|master|mistress|servant|partner|friend")
+_ASKS_KIN = re.compile(
+    rf"^\W*who\s+(?:is|was|are|were)\s+(?:(?P<whose>.+?)['\u2019]s?\s+(?:\w+\s+)?(?P<kin>{_KIN})"
+    rf"|the\s+(?:\w+\s+)?(?P<kin2>{_KIN})\s+of\s+(?P<whose2>.+?)"
+    r"|(?P<whose3>.+?)\s+(?P<married>married|engaged)(?:\s+to)?)\W*$", re.I)
+# Words of kin the book may use for the one asked: "papa", "mamma".
+_KIN_ALSO = {"father": ("papa", "pa"), "mother": ("mamma", "mama", "ma", "marmee"), "wife": ("married",),
+             "husband": ("married",)}
+# How many words from the word of kin a name may stand, and the words that may stand between them ("her
+# father, Sir Walter", "Bob, the father", "my younger brother Mycroft").
+_KIN_REACH = 4
+_BETWEEN_KIN_AND_NAME = HONORIFIC_WORDS | {"the", "his", "her", "my", "your", "their", "our", "own", "dear", "poor",
+                                           "young", "younger", "elder", "eldest", "youngest", "late", "good", "is",
+                                           "was", "of", "mr", "mrs"}
 # A "when" question asks for circumstances as often as for a date: only these.
 # "One" is left out of the numbers below: "no one", "one of them".
 _ASKS_A_NUMBER = re.compile(r"^\W*(?:how\s+(?:old|many|much|long)|(?:in\s+)?what\s+(?:year|age))\b", re.I)
@@ -57,6 +75,8 @@ def expected_answer(question: str) -> str | None:
         return OCCUPATION.name
     if HOME.asked(question):  # "Where does Scrooge live?": words of dwelling by the name ("lived in chambers")
         return HOME.name
+    if _ASKS_KIN.search(question):
+        return RELATION
     if _ASKS_A_NUMBER.search(question):
         return NUMBER
     if _ASKS_A_NAME.search(question):
@@ -64,7 +84,7 @@ def expected_answer(question: str) -> str | None:
     return None
 
 
-def holds_answer(kind: str, sentence: str, asked: set[str], rarity, key) -> bool:
+def holds_answer(kind: str, sentence: str, asked: set[str], rarity, key, question: str = "") -> bool:
     """Whether the sentence holds an answer of that kind: a number, or a name
     the book uses (`rarity`: the book's `vocabulary.Rarity`) other than those
     the question has (`asked`, words as `key` makes them: "Who nurses
@@ -74,12 +94,46 @@ def holds_answer(kind: str, sentence: str, asked: set[str], rarity, key) -> bool
         return AGE_PHRASE.search(sentence) is not None
     if kind == NUMBER:
         return _NUMBER.search(sentence) is not None
-    for found in _WITHIN.finditer(sentence):
-        word = without_possessive(found.group(1))
-        if (word[0].isupper() and word.lower() not in _NOT_AN_ANSWER and key(word) not in asked
-                and _tells_apart(word, rarity)):
-            return True
+    if kind == RELATION:
+        return _names_kin(sentence, asked_kin(question), asked, rarity, key)
+    return any(_a_name_answering(found, asked, rarity, key) for found in _WITHIN.finditer(sentence))
+
+
+def asked_kin(question: str) -> list[str]:
+    """The words of kin a question asks someone's ("father", "papa", "pa"); none for any other question."""
+    found = _ASKS_KIN.search(question)
+    if found is None:
+        return []
+    if found.group("married"):
+        return ["married", "wife", "husband", "engaged"]
+    kin = (found.group("kin") or found.group("kin2")).lower()
+    return [kin, *_KIN_ALSO.get(kin, ())]
+
+
+def _names_kin(sentence: str, kin: list[str], asked: set[str], rarity, key) -> bool:
+    """Whether a name other than those asked stands by a word of kin asked,
+    with nothing but words like "his", "the", "younger" or a title between:
+    "my brother Mycroft", "Bob, the father"; not "her father and Elizabeth"."""
+    words = list(re.finditer(r"[\w'\u2019]+", sentence))
+    pattern = re.compile(rf"^(?:{'|'.join(map(re.escape, kin))})s?$", re.I)
+    for place, word in enumerate(words):
+        if not pattern.match(word.group()):
+            continue
+        for step in (-1, 1):
+            other = place + step
+            while 0 <= other < len(words) and abs(other - place) <= _KIN_REACH:
+                if _a_name_answering(words[other], asked, rarity, key, group=0):
+                    return True
+                if words[other].group().lower() not in _BETWEEN_KIN_AND_NAME:
+                    break
+                other += step
     return False
+
+
+def _a_name_answering(found: re.Match, asked: set[str], rarity, key, group: int = 1) -> bool:
+    word = without_possessive(found.group(group))
+    return (word[:1].isupper() and word.lower() not in _NOT_AN_ANSWER and key(word) not in asked
+            and _tells_apart(word, rarity))
 
 
 def _tells_apart(word: str, rarity) -> bool:
