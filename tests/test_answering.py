@@ -1648,6 +1648,9 @@ def test_who_said_a_line_is_answered_by_the_speech_from_where_it_names_its_speak
     assert " ".join(book.text[line.start:line.end].split()) == line.text
     [said] = stave_one.digest(stave_one.retrieve("Who said 'Mankind was my business'?"))
     assert said.text == '"Business!" cried the Ghost, wringing its hands again. "Mankind was my business.'
+    # A line holding the words quoted is quoted however bare (it had been left out as saying only who spoke).
+    [asked] = stave_one.digest(stave_one.retrieve('Who said "Are there no prisons?"'))
+    assert asked.text == '"Are there no prisons?" asked Scrooge.'
     # Not for another question: the line as it stands.
     [quoted] = stave_one.digest(stave_one.retrieve("Why is there 'more of gravy than of grave' about the Ghost?"))
     assert quoted.text.startswith("There's more of gravy")

@@ -126,6 +126,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                                                                                       context.writes_as_name)
         naming = _names(asked_about) if asked_about else None
         candidates = []
+        quotes = _quotes(part.text)
         seen: set[tuple[int, int]] = set()
         # A sentence the book repeats (a refrain, a letter read twice) is
         # quoted once, where it first comes: the same line twice is noise.
@@ -140,10 +141,14 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                 # A line under four words says little, unless it names the one
                 # asked about: "Call me Ishmael."
                 length = len(sentence.split())
-                if sentence in quoted_texts or length < 3 or (length == 3 and not (naming and naming.search(sentence))):
+                # A line holding words the question quotes is kept however bare: '"Are there no prisons?" asked
+                # Scrooge.' for "Who said 'Are there no prisons?'".
+                holds_quote = any(quote in _plain(sentence) for quote in quotes)
+                if sentence in quoted_texts or not holds_quote and (
+                        length < 3 or (length == 3 and not (naming and naming.search(sentence)))):
                     continue
                 sentence_words = content_words(sentence)
-                if _says_only_who_spoke(sentence_words):
+                if _says_only_who_spoke(sentence_words) and not holds_quote:
                     continue
                 quoted_texts.add(sentence)
                 have = {_word_key(w, context.rarity) for w in sentence_words}
@@ -250,10 +255,15 @@ def _holding_what_it_quotes(chosen: list, scored: list, question: str) -> list:
     """For a question that quotes the book ("Where does Scrooge say 'I am
     as light as a feather'?"), the lines that hold the words it quotes and
     no others: the lines beside it that share its other words are noise."""
-    quotes = [_plain(first or second) for first, second in QUOTED.findall(question)]
-    quotes = [quote for quote in quotes if quote.strip().count(" ") >= 1]  # two words at least
+    quotes = _quotes(question)
     holding = [pair for pair in scored if any(quote in _plain(pair[1][4]) for quote in quotes)]
     return holding[:_MAX_LINES] or chosen
+
+
+def _quotes(question: str) -> list[str]:
+    """The words a question quotes, two at least, as `_plain` writes them."""
+    quotes = [_plain(first or second) for first, second in QUOTED.findall(question)]
+    return [quote for quote in quotes if quote.strip().count(" ") >= 1]
 
 
 def _with_the_selection(ranked: list, evidence, focus: tuple[int, int] | None, context) -> list:
