@@ -216,7 +216,9 @@ def main() -> int:
                            ("28-how-often-someone-says-it", "How many times does Scrooge say humbug?"),
                            ("29-which-chapters", "In which staves does Marley appear?"),
                            ("30-what-someone-looks-like", "What does Scrooge look like?"),
-                           ("31-what-just-happened", "What just happened?")):
+                           ("31-what-just-happened", "What just happened?"),
+                           ("32-a-first-name", "What is Marley's first name?"),
+                           ("33-where-someone-lives", "Where does Scrooge live?")):
         window.ask_panel.question.setText(question)
         done.clear()
         refused.clear()

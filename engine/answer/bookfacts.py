@@ -19,9 +19,11 @@ from .named import parts_named_in, without_chapter_references
 from .planning import words
 
 BOOK_RECORD, CONTENTS, LENGTH, COUNT = "record", "contents", "length", "count"
+# Someone's name in full, as the text writes it (full_names.py).
+NAMES_WRITTEN = "names written"
 # Where each kind's answer comes from, as "answered from the book's ..." says it.
 FACT_SOURCES = {BOOK_RECORD: "record", CONTENTS: "contents", LENGTH: "chapters, their words counted",
-                COUNT: "text, counted"}
+                COUNT: "text, counted", NAMES_WRITTEN: "text"}
 TITLE_PAGE_LABEL = "Title page"  # what a line quoting it is cited as: it is in no passage
 
 # What a book's sections and their containers are called, as a question may say it.

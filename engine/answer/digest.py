@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, LENGTH, TITLE_PAGE_LABEL, title_page_span
+from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, LENGTH, NAMES_WRITTEN, TITLE_PAGE_LABEL, title_page_span
 from .expected import AGE, RELATION, TELLING_KINDS, expected_answer, holds_answer
 from .nearby import names_asked, near_names, tells_near
 from .narrator import SPEECH_VERBS, outside_dialogue, says_i
@@ -368,7 +368,7 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         return _headings(retrieval, context)
     if retrieval.overview == LENGTH:
         return []  # counted from the book's chapters (`Retrieval.stated`): no line of it says so
-    if retrieval.overview == COUNT:
+    if retrieval.overview in (COUNT, NAMES_WRITTEN):
         return _uses(retrieval, context)
     if retrieval.overview == BOOK_RECORD:  # the book's record answers it (`Retrieval.stated`): its title page shown
         span = title_page_span(book)

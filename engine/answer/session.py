@@ -12,7 +12,7 @@ from ..index.store import Node
 from ..llm.errors import ContextLimitError, ModelError
 from ..llm.generator import is_small
 from ..llm.types import CancelToken
-from .bookfacts import CONTENTS, COUNT, LENGTH, book_fact
+from .bookfacts import CONTENTS, COUNT, LENGTH, NAMES_WRITTEN, book_fact
 from .context import BookContext
 from .counting import chapters_naming, how_often, years_named
 from .planning import Plan, code_plan, model_plan
@@ -202,18 +202,21 @@ class AnswerSession:
                    here: int | None, at: int | None) -> Retrieval | None:
         """A question about the book itself (bookfacts.py), answered from its
         record: for a count in its text (how often a name is used, which
-        chapters name someone, which years it names; counting.py), the
-        passages of the uses (`_uses`); else no passages, the digest quoting
+        chapters name someone, which years it names; counting.py) or for
+        someone's name in full (full_names.py), the passages of the uses
+        (`_uses`); else no passages, the digest quoting
         the title page or the chapters' headings. None for any other
         question. Chapters named past a reading limit are refused as
         `checked_within` does."""
         started = time.perf_counter()
         book = self.context.book
         counted = (how_often(question, book, until) or chapters_naming(question, book, until)
-                   or years_named(question, book, until) or full_name(question, book, self.context.rarity, until)
-                   ) if within is None else None
+                   or years_named(question, book, until)) if within is None else None
         if counted is not None:
             return self._uses(plan, counted, until, started)
+        name = full_name(question, book, self.context.rarity, until) if within is None else None
+        if name is not None:
+            return self._uses(plan, name, until, started, kind=NAMES_WRITTEN)
         chapters = within or self.context.sections_named_in(question, here)[0]
         fact = book_fact(question, self.context.book, chapters, until, at)
         if fact is None:
@@ -228,8 +231,9 @@ class AnswerSession:
                          within=chapters, meaning_share=self.context.meaning_share)
 
     def _uses(self, plan: Plan, counted: tuple[str, str, list[int]], until: int | None,
-              started: float) -> Retrieval:
-        """A count's answer (counting.py), its evidence the passage of each
+              started: float, kind: str = COUNT) -> Retrieval:
+        """A count's answer (counting.py) or a name's (full_names.py, `kind`
+        NAMES_WRITTEN), its evidence the passage of each
         use where they are few, else of the first use in each chapter
         (evenly spread over them past the budget), what was counted as the
         plan's anchor."""
@@ -247,9 +251,9 @@ class AnswerSession:
         plan.parts = plan.parts[:1]
         plan.parts[0].anchors = [phrase]
         evidence = PartEvidence(part=plan.parts[0], passages=passages,
-                                sources={passage.id: ["count"] for passage in passages})
+                                sources={passage.id: [kind] for passage in passages})
         return Retrieval(plan=plan, parts=[evidence], seconds=time.perf_counter() - started,
-                         order=[passage.id for passage in passages], until=until, overview=COUNT, stated=stated,
+                         order=[passage.id for passage in passages], until=until, overview=kind, stated=stated,
                          meaning_share=self.context.meaning_share, uses=found)
 
     def related(self, focus: tuple[int, int], budget: int = RELATED_BUDGET, until: int | None = None,
