@@ -546,9 +546,14 @@ def test_a_question_about_the_whole_book_gets_the_book_in_outline(session):
         opening = session.retrieve(question, budget=3)
         assert opening.overview == "opening", question
         assert (session.digest(opening)[0].start, session.digest(opening)[0].end) == first_sentence, question
+    # One line where one is asked for ("the first line", "its last sentence"), else the first or last few.
+    assert len(session.digest(session.retrieve("What is the first line of the book?", budget=3))) == 1
+    assert len(session.digest(session.retrieve("Quote the first paragraph", budget=3))) == 3
     last_words = session.retrieve("What are the last words of the book?", budget=3)
-    assert last_words.overview == "ending"
+    assert last_words.overview == "ending" and len(session.digest(last_words)) == 3
     assert session.digest(last_words)[-1].end == max(end for _, end in context.sentences(context.store.node(last)))
+    [last_sentence] = session.digest(session.retrieve("What is the last sentence of the book?", budget=3))
+    assert last_sentence.end == session.digest(last_words)[-1].end
     second_opening = session.retrieve("What is the first sentence of chapter 2?", budget=3)
     assert second_opening.within == [2] and second_opening.overview == "opening"
     assert (session.digest(second_opening)[0].start,

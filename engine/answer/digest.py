@@ -32,7 +32,7 @@ from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, LENGTH, NAMES_WRITTEN, TITL
 from .expected import AGE, RELATION, TELLING_KINDS, expected_answer, holds_answer
 from .nearby import names_asked, near_names, tells_near
 from .narrator import SPEECH_VERBS, outside_dialogue, says_i
-from .overview import FIRST_PERSON, PEOPLE, PLACES, RECENT, THIRD_PERSON
+from .overview import FIRST_PERSON, PEOPLE, PLACES, RECENT, THIRD_PERSON, asks_one_sentence
 from .planning import QUOTED, content_words, stem
 from .retrieval import BEFORE_A_NAME, INTRODUCTION, LAST_MENTION, Retrieval, introduced, last_mentioned
 from .selection import part_heading
@@ -385,10 +385,13 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
             if end <= passage.end and (start, end) not in seen and text not in seen and len(text.split()) >= 4:
                 seen.update({(start, end), text})
                 sentences.append((passage, start, end))
-    if retrieval.overview in ("ending", RECENT):  # the book's last lines, or the last read
-        picked = sentences[-_MAX_LINES:]
+    # The book's last lines, or the last read; its first; one alone where one is asked for ("its last sentence").
+    shown = 1 if retrieval.overview in ("ending", "opening") and asks_one_sentence(retrieval.plan.question) \
+        else _MAX_LINES
+    if retrieval.overview in ("ending", RECENT):
+        picked = sentences[-shown:]
     elif retrieval.overview in ("opening", THIRD_PERSON):
-        picked = sentences[:_MAX_LINES]
+        picked = sentences[:shown]
     elif retrieval.within:
         picked = _typical_sentences(sentences, context)
     else:

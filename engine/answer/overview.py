@@ -44,6 +44,14 @@ _TEXT_UNITS = r"(?:lines?|sentences?|words?|paragraphs?|pages?)"
 _ENDING = re.compile(rf"\b(?:end|ends|ending|ended|finish|finishes|conclude|concludes|conclusion"
                      rf"|(?:last|final|closing)\s+{_TEXT_UNITS})\b", re.I)
 _OPENING = re.compile(rf"\b(?:begin|begins|beginning|start|starts|opening|opens|first\s+{_TEXT_UNITS})\b", re.I)
+# "What is the last sentence of the book?", "its first line": one sentence asked for, not its last few.
+_ONE_SENTENCE = re.compile(r"\b(?:first|last|final|closing|opening)\s+(?:line|sentence)\b", re.I)
+
+
+def asks_one_sentence(question: str) -> bool:
+    return _ONE_SENTENCE.search(question) is not None
+
+
 _PEOPLE = re.compile(r"\b(?:characters?|people|persons|cast)\b|^\W*who(?:'s|\s+is|\s+are)\s+in\b"
                      r"|^\W*who(?:['\u2019]s|\s+is)\s+who\b", re.I)
 _WHEN = re.compile(r"^\W*when\b", re.I)
