@@ -1448,8 +1448,10 @@ def test_someones_first_name_surname_or_full_name_is_the_name_the_book_writes_be
                       "What is Fezziwig's first name?", "What is Mrs. Scrooge's first name?",
                       "What is the name of Scrooge's partner?"):
         assert full_name(not_asked, book, rarity) is None, not_asked
-    # A follow-up asks it again of another name: "And Scrooge's?"
+    # A follow-up asks it again of another name: "And Scrooge's?"; or of whom the one before asked about.
     assert follow_up_question("And Scrooge's?", "What is Marley's first name?") == "What is Scrooge's first name?"
+    for follow_up in ("What was his first name?", "And his first name?"):
+        assert stave_one.retrieve(follow_up, after="Who is Marley?").stated == marley.stated, follow_up
 
 
 def test_names_beside_a_name_are_told_from_titles_nouns_headings_and_chance_neighbours(tmp_path):

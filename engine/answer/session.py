@@ -178,6 +178,10 @@ class AnswerSession:
             fact = self._book_fact(plan, question, until, within, here, at)
             if fact is not None:
                 return fact
+        elif focus is None and within is None:  # "What was his first name?" after "Who is Marley?"
+            name = full_name(plan.question, self.context.book, self.context.rarity, until)
+            if name is not None:
+                return self._uses(plan, name, until, time.perf_counter(), kind=NAMES_WRITTEN)
         named = self.named_sections(question, focus, within, here)
         found = None
         if focus is None and as_earlier(after) is None and not named:
