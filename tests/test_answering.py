@@ -1452,6 +1452,25 @@ def test_someones_first_name_surname_or_full_name_is_the_name_the_book_writes_be
     assert follow_up_question("And Scrooge's?", "What is Marley's first name?") == "What is Scrooge's first name?"
     for follow_up in ("What was his first name?", "And his first name?"):
         assert stave_one.retrieve(follow_up, after="Who is Marley?").stated == marley.stated, follow_up
+    # The book's counts too ("he (Marley)" read as "Marley"): follow-ups had skipped them, and searched.
+    counted = stave_one.retrieve("How many times is he mentioned?", after="Who is Marley?")
+    assert counted.overview == "count" and counted.stated == stave_one.retrieve("How many times is Marley "
+                                                                               "mentioned?").stated
+
+
+def test_a_follow_ups_glossed_pronoun_reads_as_the_name_for_the_kind_of_question_it_is():
+    from engine.answer.expected import RELATION, expected_answer
+    from engine.answer.followup import unglossed
+    from engine.answer.occupations import OCCUPATION
+
+    assert unglossed("How many times is he (Marley) mentioned?") == "How many times is Marley mentioned?"
+    assert unglossed("What was his (Marley) job?") == "What was Marley's job?"
+    assert unglossed("Where does her (Anne) father live?") == "Where does Anne's father live?"
+    assert unglossed("What happens to her (Anne) in the end?") == "What happens to Anne in the end?"
+    assert unglossed("Does she (Anne) marry him (Wentworth)?") == "Does Anne marry Wentworth?"
+    assert unglossed("What becomes of him (Marley, Scrooge)?") == "What becomes of him (Marley, Scrooge)?"
+    assert OCCUPATION.asked("What was his (Marley) job?") and expected_answer("Who is his (Holmes) brother?") == \
+        RELATION
 
 
 def test_names_beside_a_name_are_told_from_titles_nouns_headings_and_chance_neighbours(tmp_path):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from .ages import AGE_PHRASE, asks_age
+from .followup import unglossed
 from .homes import HOME
 from .looks import LOOKS
 from .occupations import OCCUPATION
@@ -67,6 +68,7 @@ _WITHIN = re.compile(rf"(?<=[{LETTER},;:]\s)([{LETTER}][{LETTER}'\u2019\-]+)")
 def expected_answer(question: str) -> str | None:
     """NAME, NUMBER, AGE, a telling's name (TELLINGS: "looks", "occupation", "home"), or None
     where the wording does not say ("Why...?", "How does...?")."""
+    question = unglossed(question)  # a follow-up as if asked plainly: "Who is his (Holmes) brother?"
     if asks_age(question):  # "How old...?": an age as novels tell it ("at nineteen"), not any number
         return AGE
     if LOOKS.asked(question):  # "What does Stapleton look like?": words of looks ("clean-shaven, prim-faced")
@@ -101,7 +103,7 @@ def holds_answer(kind: str, sentence: str, asked: set[str], rarity, key, questio
 
 def asked_kin(question: str) -> list[str]:
     """The words of kin a question asks someone's ("father", "papa", "pa"); none for any other question."""
-    found = _ASKS_KIN.search(question)
+    found = _ASKS_KIN.search(unglossed(question))
     if found is None:
         return []
     if found.group("married"):

@@ -108,6 +108,29 @@ def follow_up_question(question: str, earlier: str | Earlier, characters: list[d
     return f"{question} ({gloss})"
 
 
+# A pronoun glossed with the one subject it means: "his (Marley)", "she (Anne)".
+_GLOSSED = re.compile(r"\b(?P<pronoun>he|him|his|she|her|hers|they|them|their|theirs)\s+\((?P<subject>[^(),]+)\)"
+                      r"(?P<next>\s+[\w'\u2019]+)?", re.I)
+_POSSESSIVES = {"his", "hers", "their", "theirs"}
+# Words after "her" that make it the object, not the possessive: "What happens to her (Anne) in the end?"
+_AFTER_AN_OBJECT = STOPWORDS | {"in", "at", "on", "to", "from", "with", "by", "for", "about", "after", "before",
+                                "when", "while", "and", "or", "so", "again", "most", "first", "last", "later"}
+
+
+def unglossed(question: str) -> str:
+    """A follow-up as if asked plainly, its pronoun's gloss in its place:
+    "How many times is he (Marley) mentioned?" -> "How many times is
+    Marley mentioned?", "What was his (Marley) job?" -> "What was Marley's
+    job?": how the book's facts and the kinds of answer are read from it.
+    As it is where a pronoun means several ("him (Marley, Scrooge)")."""
+    def plain(found: re.Match) -> str:
+        pronoun, subject, after = found.group("pronoun").lower(), found.group("subject"), found.group("next") or ""
+        possessive = pronoun in _POSSESSIVES or pronoun == "her" and after.strip() != "" \
+            and after.strip().lower() not in _AFTER_AN_OBJECT
+        return f"{subject}'s{after}" if possessive else f"{subject}{after}"
+    return _GLOSSED.sub(plain, question)
+
+
 def asked_again_of(question: str, earlier: str, characters: list[dict] | None) -> str | None:
     """For "And Louisa?", "What about chapter 6?" after "How many times is
     Anne mentioned?" or "What is chapter 5 called?": the earlier question

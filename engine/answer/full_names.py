@@ -21,14 +21,13 @@ _KINDS = {"first": _FIRST, "christian": _FIRST, "given": _FIRST, "full": _FULL, 
           "last": _LAST, "family": _LAST, "sur": _LAST}
 _KIND = r"(?P<kind>first|christian|given|full|whole|complete|last|family|sur)\s*name"
 _ASKS = re.compile(
-    # A follow-up, its pronoun glossed with whom it means (followup.py): "What was his (Marley) first name?"
-    r"^\W*(?:(?:and|what\s+about|how\s+about)\s+|(?:what|which)(?:['\u2019]s|\s+(?:is|was))\s+)"
-    r"(?:his|her|their)\s+\((?P<glossed>[^()]+)\)\s+" + _KIND.replace("kind", "kind3") + r"\W*$"
-    rf"|^\W*(?:what|which)(?:['\u2019]s|\s+(?:is|was))\s+(?:the\s+)?{_KIND}\s+of\s+(?P<who>.+?)"
+    rf"^\W*(?:what|which)(?:['\u2019]s|\s+(?:is|was))\s+(?:the\s+)?{_KIND}\s+of\s+(?P<who>.+?)"
     r"(?:\s+in\s+(?:the|this)\s+(?:book|novel|story))?\W*$"
     r"|^\W*(?:what|which)(?:['\u2019]s|\s+(?:is|was))\s+(?P<whose>.+?)(?:['\u2019]s?)?\s+"
     + _KIND.replace("kind", "kind2") +
-    r"(?:\s+in\s+(?:the|this)\s+(?:book|novel|story))?\W*$", re.I)
+    r"(?:\s+in\s+(?:the|this)\s+(?:book|novel|story))?\W*$"
+    r"|^\W*(?:and|what\s+about|how\s+about)\s+(?P<whose3>.+?)['\u2019]s?\s+" + _KIND.replace("kind", "kind3")
+    + r"\W*$", re.I)
 # Titles a name may carry ("Mr. Ebenezer Scrooge"); those of a woman name her husband's family, not her.
 _TITLES = HONORIFIC_WORDS | {"mister", "dame", "farmer", "cousin", "brother", "sister", "saint"}
 _WOMEN_S_TITLES = {"mrs", "ms", "miss", "lady", "madame", "dame", "aunt", "mother", "sister"}
@@ -66,7 +65,7 @@ def full_name(question: str, book, rarity, until: int | None = None) -> tuple[st
     asked_kind = (asked.group("kind") or asked.group("kind2") or asked.group("kind3")).lower()
     kind, noun = _KINDS[asked_kind], {"sur": "surname", "christian": "Christian name"}.get(asked_kind,
                                                                                         f"{asked_kind} name")
-    asked_of = asked.group("who") or asked.group("whose") or asked.group("glossed").split(",")[0]
+    asked_of = asked.group("who") or asked.group("whose") or asked.group("whose3")
     words = re.sub(r"['\u2019]s?$", "", asked_of.strip()).split()
     while words and words[0].lower() in {"the", "a"}:
         words = words[1:]

@@ -15,6 +15,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 
+from .followup import subjects_of, unglossed
 from .people import HONORIFIC_WORDS
 from .planning import content_words
 from .vocabulary import as_written
@@ -44,7 +45,8 @@ class Telling:
         return _patterns(self.words)
 
     def asked(self, question: str) -> bool:
-        return self.asks.search(question) is not None
+        """Whether the question asks it, a follow-up as if asked plainly ("What was his (Marley) job?")."""
+        return self.asks.search(unglossed(question)) is not None
 
     def count(self, text: str) -> int:
         """How many distinct words of the kind the text holds."""
@@ -72,8 +74,6 @@ def names_asked(question: str, context) -> list[str]:
     with the surname alone where the book writes that as a name ("Dr
     Mortimer" is also "Dr. James Mortimer", "Sherlock Holmes" mostly
     "Holmes"; "the Ghost of Christmas Past" is not "Past")."""
-    from .followup import subjects_of  # followup's names: capitalised runs, as a question types them
-
     names = [name for name in subjects_of(question) if context.writes_as_name(name.split()[-1])]
     names = names or [word for word in content_words(question) if context.writes_as_name(word)]
     surnames = [name.split()[-1] for name in names if len(name.split()) > 1 and (

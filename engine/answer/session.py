@@ -20,7 +20,7 @@ from .absent import names_not_in_book, nothing_to_answer
 from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing, answer_rules, generate_answer, \
     not_found, resolve_citations
 from .digest import DigestLine, evidence_digest
-from .followup import Earlier, as_earlier, asked_again_of, follow_up_question, follows_record
+from .followup import Earlier, as_earlier, asked_again_of, follow_up_question, follows_record, unglossed
 from .full_names import full_name
 from .named import asks_only_what_was_read, chapter_not_in_book, no_chapter_from_here, parts_named_in, \
     without_asking_so_far
@@ -178,10 +178,10 @@ class AnswerSession:
             fact = self._book_fact(plan, question, until, within, here, at)
             if fact is not None:
                 return fact
-        elif focus is None and within is None:  # "What was his first name?" after "Who is Marley?"
-            name = full_name(plan.question, self.context.book, self.context.rarity, until)
-            if name is not None:
-                return self._uses(plan, name, until, time.perf_counter(), kind=NAMES_WRITTEN)
+        elif focus is None and within is None:  # "How often is he mentioned?" after "Who is Marley?"
+            fact = self._counted(unglossed(plan.question), plan, until)
+            if fact is not None:
+                return fact
         named = self.named_sections(question, focus, within, here)
         found = None
         if focus is None and as_earlier(after) is None and not named:
@@ -213,14 +213,9 @@ class AnswerSession:
         question. Chapters named past a reading limit are refused as
         `checked_within` does."""
         started = time.perf_counter()
-        book = self.context.book
-        counted = (how_often(question, book, until) or chapters_naming(question, book, until)
-                   or years_named(question, book, until)) if within is None else None
+        counted = self._counted(question, plan, until) if within is None else None
         if counted is not None:
-            return self._uses(plan, counted, until, started)
-        name = full_name(question, book, self.context.rarity, until) if within is None else None
-        if name is not None:
-            return self._uses(plan, name, until, started, kind=NAMES_WRITTEN)
+            return counted
         chapters = within or self.context.sections_named_in(question, here)[0]
         fact = book_fact(question, self.context.book, chapters, until, at)
         if fact is None:
@@ -233,6 +228,17 @@ class AnswerSession:
         return Retrieval(plan=plan, parts=[PartEvidence(part=part) for part in plan.parts],
                          seconds=time.perf_counter() - started, until=until, overview=kind, stated=stated,
                          within=chapters, meaning_share=self.context.meaning_share)
+
+    def _counted(self, question: str, plan: Plan, until: int | None) -> Retrieval | None:
+        """A count in the text (counting.py) or someone's name in full
+        (full_names.py) as the evidence `_uses` gives it; None for any other question."""
+        started, book = time.perf_counter(), self.context.book
+        counted = (how_often(question, book, until) or chapters_naming(question, book, until)
+                   or years_named(question, book, until))
+        if counted is not None:
+            return self._uses(plan, counted, until, started)
+        name = full_name(question, book, self.context.rarity, until)
+        return self._uses(plan, name, until, started, kind=NAMES_WRITTEN) if name is not None else None
 
     def _uses(self, plan: Plan, counted: tuple[str, str, list[int]], until: int | None,
               started: float, kind: str = COUNT) -> Retrieval:
