@@ -1613,6 +1613,34 @@ def test_someones_kin_is_answered_by_a_line_naming_someone_beside_the_word_of_ki
     assert any("I was your partner, Jacob Marley" in line.text for line in lines)
 
 
+def test_what_a_name_means_is_answered_by_where_a_word_of_meaning_stands_by_it(tmp_path):
+    from engine.answer.expected import expected_answer
+    from engine.answer.meanings import MEANING
+    from engine.store import Library
+
+    for asked in ("What does Tarzan mean in the ape language?", "What does the name Tublat mean?",
+                  "What is the meaning of Kerchak's name?", "What is the translation of Tarzan in ape language?",
+                  "What does humbug mean?"):
+        assert MEANING.asked(asked) and expected_answer(asked) == MEANING.name, asked
+    for not_asked in ("What does Scrooge mean when he says humbug?", "What does Tarzan do?"):
+        assert not MEANING.asked(not_asked), not_asked
+    # The book tells it beside the name where it brings the name in; its words, "mean", are everywhere.
+    text = (ROOT / "tests" / "fixtures" / "three-chapters.txt").read_text()
+    text = text.replace("01 My Early Home\n", "01 My Early Home\n\nOld Tublat, whose name meant Broken Nose in "
+                        "the speech of the carters, kept the gate.\n", 1)
+    for mean in ("I mean to run, said Tublat.", "Tublat did not mean it.", "What do you mean, Tublat?"):
+        text = text.replace("03 My Breaking In\n", f"03 My Breaking In\n\n{mean}\n", 1)
+    (tmp_path / "meaning.txt").write_text(text)
+    library = Library(tmp_path / "home")
+    meaning = AnswerSession(library, library.import_book(tmp_path / "meaning.txt").book_id,
+                            embedder=open_embedder(ModelSettings()))
+    meaning.ensure_indexed()
+    found = meaning.retrieve("What does Tublat mean?")
+    told = [node for node in found.passages if MEANING.name in found.parts[0].sources[node.id]]
+    assert told and "Broken Nose" in told[0].text  # the first passage telling it leads
+    assert "meant Broken Nose" in meaning.digest(found)[0].text
+
+
 def test_how_old_someone_is_is_answered_by_where_an_age_stands_by_their_name(session):
     from engine.answer.ages import AGE_PHRASE
 

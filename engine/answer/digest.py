@@ -79,6 +79,7 @@ _ANSWER_WEIGHTS = {AGE: 0.3, RELATION: 0.3}
 # A line telling what a question asks of someone (their looks; nearby.py): this much for each
 # word of the kind it holds, up to five, and this much more in a passage retrieval found telling it.
 _TELLING_WORD_WEIGHT, _TELLING_WORDS_COUNTED, _TELLING_PASSAGE_WEIGHT = 0.1, 5, 0.2
+_FIRST_TELLING_WEIGHT = 0.1
 # A how-often question's uses quoted each where there are no more than this; else its first, middle and last.
 _USES_QUOTED = 6
 
@@ -168,9 +169,14 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
             # The fuller first ("a blonde young lady, small, dainty, well gloved, and dressed in the most
             # perfect taste", not "sat down, and her face grew white"), and first in the passages retrieval
             # found telling it: near Jo, who is everywhere, is everywhere.
+            telling_passages = [passage for passage in evidence.passages
+                                if telling.name in evidence.sources.get(passage.id, [])]
+            first = min(telling_passages, key=lambda passage: passage.start).id if telling_passages and \
+                telling.first_leads else None
             answer_weights = {(item[2], item[3]): _TELLING_WORD_WEIGHT * min(telling.count(item[4]),
                                                                               _TELLING_WORDS_COUNTED)
                               + _TELLING_PASSAGE_WEIGHT * (telling.name in evidence.sources.get(item[5].id, []))
+                              + _FIRST_TELLING_WEIGHT * (item[5].id == first)
                               for item in candidates if (item[2], item[3]) in answering}
         elif kind:
             answering = {(item[2], item[3]) for item in candidates

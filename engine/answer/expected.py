@@ -14,6 +14,7 @@ from .ages import AGE_PHRASE, asks_age
 from .followup import unglossed
 from .homes import HOME
 from .looks import LOOKS
+from .meanings import MEANING
 from .occupations import OCCUPATION
 from .people import DAYS_AND_MONTHS, HONORIFIC_WORDS
 from .planning import LETTER
@@ -24,8 +25,8 @@ _NOT_AN_ANSWER = HONORIFIC_WORDS | DAYS_AND_MONTHS | {"god", "heaven"}
 
 NAME, NUMBER, AGE, RELATION = "name", "number", "age", "relation"
 # Kinds told by words gathered near a name (nearby.py), by the kind's name: what someone looks like, what
-# they do for a living, where they live.
-TELLINGS = (LOOKS, OCCUPATION, HOME)
+# they do for a living, where they live, what a name means.
+TELLINGS = (LOOKS, OCCUPATION, HOME, MEANING)
 TELLING_KINDS = {telling.name: telling for telling in TELLINGS}
 
 # "Who...", "Whose...", "What is the name of...", "Which dog...": someone (or
@@ -66,7 +67,7 @@ _WITHIN = re.compile(rf"(?<=[{LETTER},;:]\s)([{LETTER}][{LETTER}'\u2019\-]+)")
 
 
 def expected_answer(question: str) -> str | None:
-    """NAME, NUMBER, AGE, a telling's name (TELLINGS: "looks", "occupation", "home"), or None
+    """NAME, NUMBER, AGE, a telling's name (TELLINGS: "looks", "occupation", "home", "meaning"), or None
     where the wording does not say ("Why...?", "How does...?")."""
     question = unglossed(question)  # a follow-up as if asked plainly: "Who is his (Holmes) brother?"
     if asks_age(question):  # "How old...?": an age as novels tell it ("at nineteen"), not any number
@@ -77,6 +78,8 @@ def expected_answer(question: str) -> str | None:
         return OCCUPATION.name
     if HOME.asked(question):  # "Where does Scrooge live?": words of dwelling by the name ("lived in chambers")
         return HOME.name
+    if MEANING.asked(question):  # "What does Tarzan mean?": a word of meaning by the name ("which meant")
+        return MEANING.name
     if _ASKS_KIN.search(question):
         return RELATION
     if _ASKS_A_NUMBER.search(question):
