@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Questions readers type about someone or something in a book, of the
+kinds the engine answers by kind (looks, callings, homes, meanings of
+names, names in full, kin, who said a line, counts, first and last lines),
+each with what its answer must quote.
+
+    CHAPTERHOUSE_HOME=DIR python tests/benchmarks/reader_questions.py [--misses]
+
+For each question, the evidence (12 passages, no generator) and its digest
+are made, and the question is answered when the stated answer or a quoted
+line holds what is expected (spaces and case aside). Prints the share
+answered per kind and in all, and with --misses what was quoted for each
+one missed. The probes were written while building those kinds; the
+"held out" ones were not looked at while tuning them. Books are imported
+into the library at $CHAPTERHOUSE_HOME and indexed to stage 1 where they
+are not already (the eval harness's library can be reused). Nothing here is
+a pass/fail test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+# (book, kind, question, a pattern the answer must hold)
+PROBES = [
+    ("the-hound-of-the-baskervilles", "looks", "How is Dr Mortimer described?", r"very tall, thin man"),
+    ("the-hound-of-the-baskervilles", "looks", "What does Stapleton look like?", r"gray eyes|clean-shaven"),
+    ("the-hound-of-the-baskervilles", "looks", "What does Barrymore look like?", r"square black beard"),
+    ("the-hound-of-the-baskervilles", "looks", "What does Sir Henry look like?", r"small, alert, dark-eyed"),
+    ("a-christmas-carol", "looks", "What does Scrooge look like?", r"froze his old features"),
+    ("a-christmas-carol", "looks", "Describe the Ghost of Christmas Past", r"strange figure"),
+    ("persuasion", "looks", "Describe Anne Elliot's appearance", r"very pretty girl"),
+    ("a-study-in-scarlet", "looks", "What does Sherlock Holmes look like?", r"six feet"),
+    ("the-sign-of-the-four", "looks", "What does Miss Morstan look like?", r"blonde young lady"),
+    ("little-women", "looks", "What does Jo look like?", r"very tall, thin, and brown|decided mouth"),
+    ("little-women", "looks", "Describe Meg", r"Margaret, the eldest"),
+    ("little-women", "looks", "What does Amy look like?", r"blue eyes"),
+    ("the-invisible-man", "looks (held out)", "What does Griffin look like?", r"albino"),
+    ("the-call-of-the-wild", "looks (held out)", "What does Buck look like?", r"hundred and forty pounds|St\. Bernard"),
+    ("the-hound-of-the-baskervilles", "callings", "What is Stapleton's job?", r"Stapleton, the naturalist"),
+    ("the-hound-of-the-baskervilles", "callings", "What does Barrymore do?", r"acting as butler"),
+    ("the-hound-of-the-baskervilles", "callings", "What is Dr Mortimer's profession?", r"House-surgeon"),
+    ("a-study-in-scarlet", "callings", "How does Jefferson Hope earn his living?", r"cabby there called Jefferson"),
+    ("persuasion", "callings", "What is Mr Shepherd's profession?", r"civil, cautious lawyer"),
+    ("a-christmas-carol", "callings", "What is Bob Cratchit's job?", r"\bclerk\b"),
+    ("a-christmas-carol", "homes", "Where does Scrooge live?", r"lived in chambers"),
+    ("the-call-of-the-wild", "homes", "Where does Buck live?", r"Buck lived at a big house"),
+    ("the-hound-of-the-baskervilles", "homes", "Where does Stapleton live?", r"Merripit|residence of the naturalist"),
+    ("the-adventures-of-sherlock-holmes", "homes", "Where does Holmes live?", r"Baker Street"),
+    ("little-women", "homes", "Where does Laurie live?", r"next door|big house"),
+    ("tarzan-of-the-apes", "meanings", "What does the name Tarzan mean?", r"White-Skin"),
+    ("tarzan-of-the-apes", "meanings", "What is the translation of Tarzan in ape language?", r"White-Skin"),
+    ("tarzan-of-the-apes", "meanings", "What does Tublat mean?", r"broken nose"),
+    ("a-christmas-carol", "names in full", "What is Scrooge's first name?", r"first name is Ebenezer"),
+    ("a-christmas-carol", "names in full", "What is Marley's first name?", r"first name is Jacob"),
+    ("the-adventures-of-sherlock-holmes", "names in full", "What was Holmes first name?", r"first name is Sherlock"),
+    ("the-hound-of-the-baskervilles", "names in full", "What is Dr Mortimer's first name?", r"first name is James"),
+    ("the-hound-of-the-baskervilles", "names in full", "What is Sir Henry's surname?", r"surname is Baskerville"),
+    ("persuasion", "names in full", "What is Captain Wentworth's first name?", r"first name is Frederick"),
+    ("tarzan-of-the-apes", "names in full", "What is Jane's surname?", r"surname is Porter"),
+    ("tarzan-of-the-apes", "names in full", "What is Clayton's first name?", r"first name is John"),
+    ("a-study-in-scarlet", "names in full", "What is Watson's full name?", r"John H\. Watson"),
+    ("the-prisoner-of-zenda", "names in full", "What is Rudolf's surname?", r"surname is Rassendyll"),
+    ("the-memoirs-of-sherlock-holmes", "kin", "Who is Holmes's brother?", r"brother Mycroft"),
+    ("a-christmas-carol", "kin", "Who is Tiny Tim's father?", r"Bob, the father"),
+    ("a-christmas-carol", "kin", "Who was Scrooge's partner?", r"partner, Jacob Marley|Jacob, his old partner"),
+    ("persuasion", "kin", "Who is Anne's father?", r"Sir Walter"),
+    ("a-christmas-carol", "who said it", 'Who said "Are there no prisons?"', r'"Are there no prisons\?" asked Scrooge'),
+    ("a-christmas-carol", "who said it", "Who says 'God bless us, every one'?", r"said Tiny Tim"),
+    ("the-adventures-of-sherlock-holmes", "who said it", "Who says 'You see, but you do not observe'?",
+     r"he answered"),
+    ("a-christmas-carol", "counts", "How many times does Scrooge say humbug?", r"Scrooge says \W+humbug\W+ 6 times"),
+    ("persuasion", "counts", "In which chapters does Lady Russell appear?", r"in 20 of its 24 chapters"),
+    ("tarzan-of-the-apes", "counts", "When is the story set?", r"1888"),
+    ("a-christmas-carol", "first and last lines", "What is the last sentence of the book?",
+     r"^And so, as Tiny Tim observed, God bless Us, Every One!$"),
+    ("a-christmas-carol", "first and last lines", "What is the first line of stave 3?", r"^AWAKING in the middle"),
+    ("the-adventures-of-sherlock-holmes", "who tells it", "What style of narrative is used in the story?",
+     r"\bI\b"),
+]
+
+
+def answered(expected: str, stated: str | None, lines: list[str]) -> bool:
+    """Whether the stated answer or one quoted line holds what is expected."""
+    pattern = re.compile(expected, re.I)
+    return any(pattern.search(" ".join(text.split())) for text in [stated or "", *lines] if text)
+
+
+def main() -> int:
+    from engine.answer.evaluate import Question, sessions_by_book
+    from engine.answer_cli import default_books_dir
+    from engine.store import Library
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--misses", action="store_true", help="print what was quoted for each question missed")
+    args = parser.parse_args()
+    books = default_books_dir()
+    if not books.is_dir():
+        print(f"{books}: no corpus (set CHAPTERHOUSE_CORPUS)", file=sys.stderr)
+        return 2
+    paths = {slug: books / f"{slug}.txt" for slug, *_ in PROBES}
+    paths = {slug: path if path.is_file() else books / "extra" / path.name for slug, path in paths.items()}
+    questions = [Question(id=f"{kind}|{expected}", book_path=paths[slug], question=question)
+                 for slug, kind, question, expected in PROBES]
+    hits: dict[str, list[bool]] = defaultdict(list)
+    missed = []
+    for _path, _indexer, session, book_questions in sessions_by_book(
+            questions, Library(), progress=lambda line: print(line, file=sys.stderr)):
+        for question in book_questions:
+            kind, expected = question.id.split("|", 1)
+            found = session.retrieve(question.question)
+            lines = [line.text for line in session.digest(found)]
+            hit = answered(expected, found.stated, lines)
+            hits[kind].append(hit)
+            if not hit:
+                missed.append((question.question, found.stated, lines))
+    print(f"{'kind':<24}{'answered':>10}")
+    for kind, results in hits.items():
+        print(f"{kind:<24}{sum(results):>5} / {len(results):<3}")
+    every = [hit for results in hits.values() for hit in results]
+    print(f"{'all':<24}{sum(every):>5} / {len(every):<3} ({sum(every) / len(every):.0%})")
+    if args.misses:
+        for question, stated, lines in missed:
+            print(f"\nMISSED {question}" + (f"\n  stated: {stated}" if stated else ""))
+            for text in lines[:3]:
+                print(f"  \u201c{text[:160]}\u201d")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
