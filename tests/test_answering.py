@@ -936,6 +936,29 @@ def test_a_question_who_someone_is_quotes_where_the_book_first_names_them(stave_
         assert stave_one.digest(found)[0].text == "MARLEY was dead: to begin with.", question
 
 
+def test_someone_named_in_full_later_is_introduced_where_the_book_first_names_them_in_part(tmp_path):
+    from engine.answer.retrieval import INTRODUCTION, asked_who
+    from engine.store import Library
+
+    assert asked_who("Who is Tarzan of the Apes?") == "Tarzan of the Apes"  # "the" had ended the name
+    assert asked_who("who is rupert of hentzau", lambda name: True) == "Rupert of Hentzau"
+    # "young Rupert" in Chapter 1, "Rupert of Hentzau" only in Chapter 3: the book brings him in in Chapter 1.
+    text = (ROOT / "tests" / "fixtures" / "three-chapters.txt").read_text()
+    text = text.replace("01 My Early Home\n", "01 My Early Home\n\nThere young Rupert, the squire's wild cousin, "
+                        "rode past the gate with his whip.\n", 1)
+    text = text.replace("03 My Breaking In\n", "03 My Breaking In\n\nRupert of Hentzau came to see me broken "
+                        "in, and laughed.\n", 1)
+    (tmp_path / "rupert.txt").write_text(text)
+    library = Library(tmp_path / "home")
+    rupert = AnswerSession(library, library.import_book(tmp_path / "rupert.txt").book_id,
+                           embedder=open_embedder(ModelSettings()))
+    rupert.ensure_indexed()
+    found = rupert.retrieve("Who is Rupert of Hentzau?")
+    [first] = [node for node in found.passages if INTRODUCTION in found.parts[0].sources[node.id]]
+    assert first.section == 1 and "young Rupert" in first.text
+    assert any(line.text.startswith("There young Rupert, the squire's wild cousin") for line in rupert.digest(found))
+
+
 @pytest.fixture(scope="module")
 def stave_two(tmp_path_factory):
     """Stave II of the sample book: Belle, and the bells that strike the hours."""

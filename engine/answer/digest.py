@@ -125,7 +125,8 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         # "Who is Ishmael?": someone asked about and nothing else ("When does Mrs Clay last appear?" too).
         asked_about = introduced(part.text, context.writes_as_name) or last_mentioned(part.text,
                                                                                       context.writes_as_name)
-        naming = _names(asked_about) if asked_about else None
+        brought_in_as = _brought_in_as(asked_about, evidence)
+        naming = _names(asked_about, brought_in_as) if asked_about else None
         candidates = []
         quotes = _quotes(part.text)
         seen: set[tuple[int, int]] = set()
@@ -156,7 +157,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                 overlap = sum(wanted[common] for common in have if common in wanted)
                 anchored = sum(1 for a in anchors if a in sentence.lower())
                 candidates.append((overlap + 2 * anchored, anchored, start, end, sentence, passage))
-        candidates = _naming_the_one_asked_about(candidates, asked_about)
+        candidates = _naming_the_one_asked_about(candidates, asked_about, brought_in_as)
         # "Who persuaded Anne...?" wants a line with a name in it; "Who is Ishmael?" a line about him.
         kind = None if asked_about else expected
         kind = None if kind in TELLING_KINDS and not told_of else kind  # "Describe the plot": no one's looks
@@ -206,7 +207,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         chosen = _choose([pair for pair in scored if pair[0] >= scored[0][0] * _CUTOFF],
                          several_passages=len(evidence.passages) > 1, by_section=kind not in TELLING_KINDS)
         chosen = _with_a_named_section(chosen, scored, retrieval.named)
-        chosen = _with_the_introduction(chosen, scored, evidence, asked_about)
+        chosen = _with_the_introduction(chosen, scored, evidence, brought_in_as or asked_about)
         chosen = _with_the_last_mention(chosen, scored, evidence, asked_about)
         # "Who says this?" about a selection: the plan's part is the selection, the question asks who spoke.
         who_said = _WHO_SAID.match(part.text) is not None or _WHO_SAID.match(retrieval.plan.question) is not None
@@ -310,20 +311,34 @@ def _with_a_named_section(chosen: list, scored: list, named: list[int] | None) -
     return (chosen if len(chosen) < _MAX_LINES else chosen[:-1]) + [best]
 
 
-def _naming_the_one_asked_about(candidates: list, name: str | None) -> list:
+def _naming_the_one_asked_about(candidates: list, name: str | None, also: str | None = None) -> list:
     """For "Who is Belle?" (`name`: whom a who-is question asks about), the
     sentences that name her, where there are any: the word index's stems
     take her for a bell, and the lines about the church's bell said nothing
     of her."""
     if name is None:
         return candidates
-    named = _names(name)
+    named = _names(name, also)
     return [item for item in candidates if named.search(item[4])] or candidates
 
 
-def _names(name: str) -> re.Pattern:
-    """A sentence that names someone by the last word of their name, in any case ("MARLEY was dead")."""
-    return re.compile(rf"\b{re.escape(name.split()[-1])}\b", re.I)
+def _names(name: str, also: str | None = None) -> re.Pattern:
+    """A sentence that names someone by the last word of their name, in any case ("MARLEY was dead"), or
+    by the name the book brings them in by (`also`: "Tarzan" for "Tarzan of the Apes")."""
+    words_of = [name.split()[-1]] + ([also] if also else [])
+    return re.compile(rf"\b(?:{'|'.join(re.escape(word) for word in words_of)})\b", re.I)
+
+
+def _brought_in_as(name: str | None, evidence) -> str | None:
+    """For "Rupert of Hentzau", "Tarzan of the Apes": the first word of the
+    name, where the passage that first names them (retrieval's
+    introduction) names them so ("young Rupert", "little Tarzan"); else None."""
+    head = name.partition(" of ")[0] if name else ""
+    first = next((passage for passage in evidence.passages if INTRODUCTION in evidence.sources.get(passage.id, [])),
+                 None)
+    if not head or head == name or " " in head or first is None or as_written(name).search(first.text):
+        return None
+    return head
 
 
 def _with_the_introduction(chosen: list, scored: list, evidence, name: str | None) -> list:

@@ -8,13 +8,12 @@ the form the book writes most is the answer, with where it stands quoted."""
 
 from __future__ import annotations
 
-import functools
 import re
 from collections import Counter
 
 from .bookfacts import as_sentence
 from .counting import how_many_times, spread_over_chapters
-from .people import BEFORE_A_PLACE, DAYS_AND_MONTHS, HONORIFIC_WORDS, NO_ONE, PLACE_WORDS
+from .people import DAYS_AND_MONTHS, HONORIFIC_WORDS, NO_ONE, PLACE_WORDS, a_noun_or_a_place
 
 _FIRST, _LAST, _FULL = "first", "last", "full"
 _KINDS = {"first": _FIRST, "christian": _FIRST, "given": _FIRST, "full": _FULL, "whole": _FULL, "complete": _FULL,
@@ -38,13 +37,6 @@ _AFTER = re.compile(rf"^[ \t]*\n?[ \t]*((?:{_TOKEN}(?:[ \t]*\n?[ \t]*(?={_TOKEN}
 # A word next to a name is a name too where the book writes it with a capital in all passages but this share
 # of those using it: "March" beside "Jo" (the family marches now and then).
 _BESIDE_A_NAME_LOWER_SHARE = 0.25
-# A capitalised word written after "the" in this share of its uses is a noun, not a name ("the Ghost").
-_AFTER_THE_SHARE = 0.3
-# A word written after "in", "at", "from" in this share of its uses is a place ("Bath" 41%, "Anne" 1%).
-_AFTER_A_PLACE_WORD_SHARE = 0.3
-_CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
-_AFTER_THE = re.compile(r"\b[Tt]he\s+([A-Z][a-z]+)\b")
-_AFTER_A_PLACE_WORD = re.compile(rf"\b(?:{BEFORE_A_PLACE})\s+([A-Z][a-z]+)\b")
 # Days beside a name are no part of it; months may be ("Jo March", "May Welland").
 _DAYS = DAYS_AND_MONTHS - {"january", "february", "march", "april", "may", "june", "july", "august", "september",
                            "october", "november", "december"}
@@ -162,20 +154,8 @@ class _NameWords:
         if (word.endswith(".") or lower in not_names or lower.removesuffix("s") in not_names
                 or not self.rarity.is_name(bare, lower_share=_BESIDE_A_NAME_LOWER_SHARE)):
             return False
-        # A noun the book capitalises is no name where it mostly writes "the" before it: "the Ghost".
-        capitalised, after_the, after_a_place_word = _capitalised_words(self.text)
-        word = bare.capitalize()
-        # Nor is a place: "at Freetown John Clayton took passage".
-        return (after_the[word] < _AFTER_THE_SHARE * capitalised[word]
-                and after_a_place_word[word] <= _AFTER_A_PLACE_WORD_SHARE * capitalised[word])
-
-
-@functools.lru_cache(maxsize=4)
-def _capitalised_words(text: str) -> tuple[Counter, Counter, Counter]:
-    """How often each capitalised word is written, how often after "the", and
-    after "in", "at", "from"... (a book's text, counted once)."""
-    return (Counter(_CAPITALISED.findall(text)), Counter(_AFTER_THE.findall(text)),
-            Counter(_AFTER_A_PLACE_WORD.findall(text)))
+        # "the Keeper Gordon had sent", "at Freetown John Clayton took passage".
+        return not a_noun_or_a_place(bare.capitalize(), self.text)
 
 
 def _as_a_name(word: str) -> str:

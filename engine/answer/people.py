@@ -8,7 +8,9 @@ titles alone ("the Admiral"), phrases like "Merry Christmas", families
 
 from __future__ import annotations
 
+import functools
 import re
+from collections import Counter
 
 from ..index.cards import HONORIFICS, character_candidates
 from .vocabulary import as_written
@@ -65,6 +67,32 @@ def place_shares(name: str, text: str) -> tuple[int, float, float]:
     after_a_place_word = len(re.findall(rf"\b(?:{BEFORE_A_PLACE})\s+{pattern}\b", text))
     after_to = len(re.findall(rf"\bto\s+{pattern}\b", text))
     return uses, after_a_place_word / uses, after_to / uses
+
+
+# A capitalised word written after "the" in this share of its uses is a noun, not a name ("the Ghost"); one
+# written after "in", "at", "from" in this share, a place ("Bath" 41%, "Anne" 1%).
+_AFTER_THE_SHARE = 0.3
+_AFTER_A_PLACE_WORD_SHARE = 0.3
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
+_AFTER_THE = re.compile(r"\b[Tt]he\s+([A-Z][a-z]+)\b")
+_AFTER_A_PLACE_WORD = re.compile(rf"\b(?:{BEFORE_A_PLACE})\s+([A-Z][a-z]+)\b")
+
+
+def a_noun_or_a_place(word: str, text: str) -> bool:
+    """Whether a capitalised word (as "Ghost", "Freetown") is a noun the
+    text mostly writes after "the" ("the Ghost", "the Keeper"), or a place
+    it writes after "in", "at", "from" ("at Freetown"), rather than a name."""
+    capitalised, after_the, after_a_place_word = _capitalised_words(text)
+    return (after_the[word] >= _AFTER_THE_SHARE * capitalised[word]
+            or after_a_place_word[word] > _AFTER_A_PLACE_WORD_SHARE * capitalised[word])
+
+
+@functools.lru_cache(maxsize=4)
+def _capitalised_words(text: str) -> tuple[Counter, Counter, Counter]:
+    """How often each capitalised word is written, how often after "the", and
+    after "in", "at", "from"... (a book's text, counted once)."""
+    return (Counter(_CAPITALISED.findall(text)), Counter(_AFTER_THE.findall(text)),
+            Counter(_AFTER_A_PLACE_WORD.findall(text)))
 
 
 def mostly_a_place(name: str, text: str) -> bool:

@@ -45,10 +45,16 @@ NAME_JOINERS = {"of", "de", "du", "von", "van", "la", "le"}
 
 
 def capitalised_as_a_name(text: str) -> bool:
-    """Whether each word is capitalised, small words inside a name aside ("Ghost of Christmas Past")."""
+    """Whether each word is capitalised, small words inside a name aside ("Ghost of Christmas Past",
+    "Tarzan of the Apes")."""
     name = text.split()
-    return bool(name) and all(word[:1].isupper() or (0 < place < len(name) - 1 and word in NAME_JOINERS)
+    return bool(name) and all(word[:1].isupper() or (0 < place < len(name) - 1 and joins_a_name(name, place))
                               for place, word in enumerate(name))
+
+
+def joins_a_name(name: list[str], place: int) -> bool:
+    """Whether the word at `place` is a small word inside a name: "of", "de", "the" after "of"."""
+    return name[place] in NAME_JOINERS or name[place] == "the" and place > 0 and name[place - 1] == "of"
 
 
 _SEVERAL = re.compile(r"\b(three|four|five|several|twice|each|every|all the|how many|times|both|list|recur\w*|"

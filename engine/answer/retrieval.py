@@ -31,7 +31,9 @@ from ..index.store import SECTION_SUMMARY, Node
 from .ages import asks_age, passages_telling_age
 from .expected import TELLINGS
 from .nearby import names_asked, passages_telling
-from .planning import LOCAL, NAME_JOINERS, STOPWORDS, Plan, PlanPart, capitalised_as_a_name, content_words, stem, words
+from .people import HONORIFIC_WORDS, a_noun_or_a_place
+from .planning import (LOCAL, STOPWORDS, Plan, PlanPart, capitalised_as_a_name, content_words,
+                       joins_a_name, stem, words)
 from .selection import FOCUS_PASSAGES
 from .vocabulary import Rarity, as_written, without_possessive
 
@@ -491,7 +493,9 @@ def asked_who(question: str, is_name=None) -> str | None:
         return None
     if not capitalised_as_a_name(name) and (is_name is None or not name or not is_name(name)):
         return None
-    return " ".join(word if word in NAME_JOINERS else word[:1].upper() + word[1:] for word in name.split())
+    words_of = name.split()
+    return " ".join(word if joins_a_name(words_of, place) else word[:1].upper() + word[1:]
+                    for place, word in enumerate(words_of))
 
 
 # "When does Mrs Clay first appear?", "Where is Wentworth first mentioned?", "When is Fezziwig introduced?"
@@ -546,6 +550,13 @@ def _introduction(plan: Plan, context, until: int | None, searched):
     if name is None:
         return None
     first = passage_naming(context, name, until, searched)
+    # "Rupert of Hentzau" is brought in as "young Rupert" chapters before the book writes him in full; not
+    # "the Ghost of Christmas Past", nor a title ("King of Ruritania").
+    head, _, rest = name.partition(" of ")
+    if (rest and " " not in head and head.lower() not in HONORIFIC_WORDS and context.writes_as_name(head)
+            and not a_noun_or_a_place(head, context.book.text)):
+        by_head = passage_naming(context, head, until, searched)
+        first = by_head if by_head is not None and (first is None or by_head.start < first.start) else first
     return (first.id, first.section, ["phrase"]) if first is not None else None
 
 
