@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Questions readers type about someone or something in a book, of the
-kinds the engine answers by kind (looks, callings, homes, meanings of
-names, names in full, kin, who said a line, counts, first and last lines),
+kinds the engine answers by kind (who someone is, looks, callings, homes,
+meanings of names, names in full, kin, who said a line, counts, first and
+last lines),
 each with what its answer must quote.
 
     CHAPTERHOUSE_HOME=DIR python tests/benchmarks/reader_questions.py [--misses]
@@ -68,6 +69,13 @@ PROBES = [
     ("tarzan-of-the-apes", "names in full", "What is Clayton's first name?", r"first name is John"),
     ("a-study-in-scarlet", "names in full", "What is Watson's full name?", r"John H\. Watson"),
     ("the-prisoner-of-zenda", "names in full", "What is Rudolf's surname?", r"surname is Rassendyll"),
+    ("a-christmas-carol", "who is", "Who is Marley?", r"MARLEY was dead"),
+    ("a-christmas-carol", "who is", "Who is the Ghost of Christmas Past?", r"I am the Ghost of Christmas Past"),
+    ("tarzan-of-the-apes", "who is", "Who is Kerchak?", r"huge king ape"),
+    ("tarzan-of-the-apes", "who is", "Who is Tarzan of the Apes?", r"little Tarzan"),
+    ("the-prisoner-of-zenda", "who is", "Who is Rupert of Hentzau?", r"young Rupert"),
+    ("the-prisoner-of-zenda", "who is", "Who is Sapt?", r"Colonel Sapt"),
+    ("the-hound-of-the-baskervilles", "who is", "Who is Selden?", r"Notting Hill murderer"),
     ("the-memoirs-of-sherlock-holmes", "kin", "Who is Holmes's brother?", r"brother Mycroft"),
     ("a-christmas-carol", "kin", "Who is Tiny Tim's father?", r"Bob, the father"),
     ("a-christmas-carol", "kin", "Who was Scrooge's partner?", r"partner, Jacob Marley|Jacob, his old partner"),
