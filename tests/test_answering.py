@@ -1617,12 +1617,14 @@ def test_someones_kin_is_answered_by_a_line_naming_someone_beside_the_word_of_ki
     from engine.answer.vocabulary import Rarity
 
     for asked in ("Who is Holmes's brother?", "Who was Scrooge's partner?", "Who is the father of Tiny Tim?",
-                  "Who is Mary married to?", "Who is Anne's elder sister?"):
+                  "Who is Mary married to?", "Who is Anne's elder sister?", "What is the name of Laurie's tutor?",
+                  "What is Scrooge's clerk's name?", "What is Holmes's brother called?"):
         assert expected_answer(asked) == RELATION, asked
     assert expected_answer("Who is Marley?") != RELATION and expected_answer("Who married Mary?") != RELATION
     # A name by the word of kin, with nothing but "his", "the", a title between; not a name in a list beside it.
     rarity = Rarity([SimpleNamespace(id=str(n), text=text) for n, text in enumerate(
-        ["He met Mycroft.", "He met Bob.", "He met Elizabeth.", "He met Walter.", "He met Sherlock."] + ["."] * 20)])
+        ["He met Mycroft.", "He met Bob.", "He met Elizabeth.", "He met Walter.", "He met Sherlock.",
+         "He met Brooke."] + ["."] * 20)])
 
     def answers(question: str, sentence: str) -> bool:
         return holds_answer(RELATION, sentence, {"holmes", "anne", "tim"}, rarity, str.lower, question)
@@ -1631,6 +1633,7 @@ def test_someones_kin_is_answered_by_a_line_naming_someone_beside_the_word_of_ki
     assert answers("Who is Holmes's brother?", "His younger brother, Mycroft, was there.")
     assert answers("Who is Tiny Tim's father?", "In came little Bob, the father, with Tiny Tim upon his shoulder.")
     assert answers("Who is Anne's father?", "Her father, Sir Walter, was vain.")
+    assert answers("What is the name of Laurie's tutor?", "Mr. Brooke, my tutor, doesn't stay here.")
     assert not answers("Who is Anne's father?", "Her knowledge of her father and Elizabeth inclined her to think so.")
     assert not answers("Who is Holmes's brother?", "Sherlock Holmes had a brother.")  # the one asked about
     # On the book: "Scrooge and he were partners" names no one else; the Ghost's line does.

@@ -36,15 +36,21 @@ _ASKS_A_NAME = re.compile(
     r"|^\W*what\s+(?:is|was|are|were)\b.*\bnames?\b"
     r"|^\W*(?:which|what)\s+(?:\w+\s+)?(?:man|men|woman|women|person|people|character|girl|boy|dog|horse)\b",
     re.I)
-# "Who is Anne's father?", "Who is the brother of Mrs Barrymore?", "Who is Mary married to?": someone named
-# beside the word of kin ("Bob, the father", "Selden... my younger brother"), not any line with a name.
+# "Who is Anne's father?", "Who is the brother of Mrs Barrymore?", "Who is Mary married to?", "What is the
+# name of Scrooge's clerk?": someone named beside the word of kin or of the place they hold ("Bob, the
+# father", "Selden... my younger brother"), not any line with a name.
 _KIN = (r"father|mother|parents?|brothers?|sisters?|wife|husband|spouse|sons?|daughters?|children|child|uncle"
         r"|aunt|nephew|niece|cousins?|grandfather|grandmother|grandson|granddaughter|guardian|godfather"
-        r"|godmother|stepfather|stepmother|fianc[eé]e?|sweetheart|lover|master|mistress|servant|partner|friend")
+        r"|godmother|stepfather|stepmother|fianc[eé]e?|sweetheart|lover|master|mistress|servant|partner|friend"
+        r"|clerk|employer|apprentice|butler|maid|nurse|governess|tutor|landlady|landlord|valet|coachman|groom"
+        r"|owner|dog|horse")
 _ASKS_KIN = re.compile(
     rf"^\W*who\s+(?:is|was|are|were)\s+(?:(?P<whose>.+?)['\u2019]s?\s+(?:\w+\s+)?(?P<kin>{_KIN})"
     rf"|the\s+(?:\w+\s+)?(?P<kin2>{_KIN})\s+of\s+(?P<whose2>.+?)"
-    r"|(?P<whose3>.+?)\s+(?P<married>married|engaged)(?:\s+to)?)\W*$", re.I)
+    r"|(?P<whose3>.+?)\s+(?P<married>married|engaged)(?:\s+to)?)\W*$"
+    rf"|^\W*what\s+(?:is|was)\s+(?:the\s+name\s+of\s+(?P<whose4>.+?)['\u2019]s?\s+(?:\w+\s+)?(?P<kin4>{_KIN})"
+    rf"|(?P<whose5>.+?)['\u2019]s?\s+(?:\w+\s+)?(?P<kin5>{_KIN})['\u2019]s\s+name"
+    rf"|(?P<whose6>.+?)['\u2019]s?\s+(?:\w+\s+)?(?P<kin6>{_KIN})\s+called)\W*$", re.I)
 # Words of kin the book may use for the one asked: "papa", "mamma".
 _KIN_ALSO = {"father": ("papa", "pa"), "mother": ("mamma", "mama", "ma", "marmee"), "wife": ("married",),
              "husband": ("married",)}
@@ -111,7 +117,7 @@ def asked_kin(question: str) -> list[str]:
         return []
     if found.group("married"):
         return ["married", "wife", "husband", "engaged"]
-    kin = (found.group("kin") or found.group("kin2")).lower()
+    kin = next(found.group(group) for group in ("kin", "kin2", "kin4", "kin5", "kin6") if found.group(group)).lower()
     return [kin, *_KIN_ALSO.get(kin, ())]
 
 

@@ -80,6 +80,7 @@ PROBES = [
     ("a-christmas-carol", "kin", "Who is Tiny Tim's father?", r"Bob, the father"),
     ("a-christmas-carol", "kin", "Who was Scrooge's partner?", r"partner, Jacob Marley|Jacob, his old partner"),
     ("persuasion", "kin", "Who is Anne's father?", r"Sir Walter"),
+    ("little-women", "kin", "What is the name of Laurie's tutor?", r"Brooke, my tutor"),
     ("a-christmas-carol", "who said it", 'Who said "Are there no prisons?"', r'"Are there no prisons\?" asked Scrooge'),
     ("a-christmas-carol", "who said it", "Who says 'God bless us, every one'?", r"said Tiny Tim"),
     ("the-adventures-of-sherlock-holmes", "who said it", "Who says 'You see, but you do not observe'?",
