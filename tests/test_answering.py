@@ -936,23 +936,30 @@ def test_a_question_who_someone_is_quotes_where_the_book_first_names_them(stave_
         assert stave_one.digest(found)[0].text == "MARLEY was dead: to begin with.", question
 
 
+def _three_chapters_with(folder: Path, in_the_first: str, in_the_third: list[str]) -> AnswerSession:
+    """The three-chapter fixture with a paragraph added to its first chapter and some to its third, indexed."""
+    from engine.store import Library
+
+    text = (ROOT / "tests" / "fixtures" / "three-chapters.txt").read_text()
+    text = text.replace("01 My Early Home\n", f"01 My Early Home\n\n{in_the_first}\n", 1)
+    for paragraph in in_the_third:
+        text = text.replace("03 My Breaking In\n", f"03 My Breaking In\n\n{paragraph}\n", 1)
+    (folder / "added.txt").write_text(text)
+    library = Library(folder / "home")
+    answering = AnswerSession(library, library.import_book(folder / "added.txt").book_id,
+                              embedder=open_embedder(ModelSettings()))
+    answering.ensure_indexed()
+    return answering
+
+
 def test_someone_named_in_full_later_is_introduced_where_the_book_first_names_them_in_part(tmp_path):
     from engine.answer.retrieval import INTRODUCTION, asked_who
-    from engine.store import Library
 
     assert asked_who("Who is Tarzan of the Apes?") == "Tarzan of the Apes"  # "the" had ended the name
     assert asked_who("who is rupert of hentzau", lambda name: True) == "Rupert of Hentzau"
     # "young Rupert" in Chapter 1, "Rupert of Hentzau" only in Chapter 3: the book brings him in in Chapter 1.
-    text = (ROOT / "tests" / "fixtures" / "three-chapters.txt").read_text()
-    text = text.replace("01 My Early Home\n", "01 My Early Home\n\nThere young Rupert, the squire's wild cousin, "
-                        "rode past the gate with his whip.\n", 1)
-    text = text.replace("03 My Breaking In\n", "03 My Breaking In\n\nRupert of Hentzau came to see me broken "
-                        "in, and laughed.\n", 1)
-    (tmp_path / "rupert.txt").write_text(text)
-    library = Library(tmp_path / "home")
-    rupert = AnswerSession(library, library.import_book(tmp_path / "rupert.txt").book_id,
-                           embedder=open_embedder(ModelSettings()))
-    rupert.ensure_indexed()
+    rupert = _three_chapters_with(tmp_path, "There young Rupert, the squire's wild cousin, rode past the gate with "
+                                  "his whip.", ["Rupert of Hentzau came to see me broken in, and laughed."])
     found = rupert.retrieve("Who is Rupert of Hentzau?")
     [first] = [node for node in found.passages if INTRODUCTION in found.parts[0].sources[node.id]]
     assert first.section == 1 and "young Rupert" in first.text
@@ -1644,7 +1651,6 @@ def test_someones_kin_is_answered_by_a_line_naming_someone_beside_the_word_of_ki
 def test_what_a_name_means_is_answered_by_where_a_word_of_meaning_stands_by_it(tmp_path):
     from engine.answer.expected import expected_answer
     from engine.answer.meanings import MEANING
-    from engine.store import Library
 
     for asked in ("What does Tarzan mean in the ape language?", "What does the name Tublat mean?",
                   "What is the meaning of Kerchak's name?", "What is the translation of Tarzan in ape language?",
@@ -1653,16 +1659,9 @@ def test_what_a_name_means_is_answered_by_where_a_word_of_meaning_stands_by_it(t
     for not_asked in ("What does Scrooge mean when he says humbug?", "What does Tarzan do?"):
         assert not MEANING.asked(not_asked), not_asked
     # The book tells it beside the name where it brings the name in; its words, "mean", are everywhere.
-    text = (ROOT / "tests" / "fixtures" / "three-chapters.txt").read_text()
-    text = text.replace("01 My Early Home\n", "01 My Early Home\n\nOld Tublat, whose name meant Broken Nose in "
-                        "the speech of the carters, kept the gate.\n", 1)
-    for mean in ("I mean to run, said Tublat.", "Tublat did not mean it.", "What do you mean, Tublat?"):
-        text = text.replace("03 My Breaking In\n", f"03 My Breaking In\n\n{mean}\n", 1)
-    (tmp_path / "meaning.txt").write_text(text)
-    library = Library(tmp_path / "home")
-    meaning = AnswerSession(library, library.import_book(tmp_path / "meaning.txt").book_id,
-                            embedder=open_embedder(ModelSettings()))
-    meaning.ensure_indexed()
+    meaning = _three_chapters_with(tmp_path, "Old Tublat, whose name meant Broken Nose in the speech of the carters, "
+                                   "kept the gate.", ["I mean to run, said Tublat.", "Tublat did not mean it.",
+                                                      "What do you mean, Tublat?"])
     found = meaning.retrieve("What does Tublat mean?")
     told = [node for node in found.passages if MEANING.name in found.parts[0].sources[node.id]]
     assert told and "Broken Nose" in told[0].text  # the first passage telling it leads
