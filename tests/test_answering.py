@@ -1579,6 +1579,21 @@ def test_what_someone_looks_like_is_answered_by_where_the_book_describes_them(st
     assert not any("looks" in sources for sources in plot.parts[0].sources.values())
 
 
+def test_someone_asked_about_by_a_short_name_is_told_where_the_book_gives_the_full_one(tmp_path):
+    from engine.answer.looks import LOOKS
+    from engine.answer.nearby import other_forms
+
+    assert "Margaret" in other_forms("Meg") and "Beth" in other_forms("Elizabeth")
+    # The book describes her where it brings her in by her full name, and calls her Meg afterwards.
+    meg = _three_chapters_with(tmp_path, "Of the four, Margaret was the eldest, tall and fair, with large brown eyes "
+                               "and plenty of soft brown hair.", ["Meg laughed at the gate.", "Meg ran home.",
+                                                                   "Then Meg went to the meadow."])
+    found = meg.retrieve("Describe Meg")
+    told = [node for node in found.passages if LOOKS.name in found.parts[0].sources[node.id]]
+    assert any("Margaret was the eldest" in node.text for node in told)
+    assert any(line.text.startswith("Of the four, Margaret was the eldest") for line in meg.digest(found))
+
+
 def test_what_someone_does_for_a_living_is_answered_by_a_calling_by_their_name(stave_one):
     from engine.answer.expected import expected_answer
     from engine.answer.occupations import OCCUPATION

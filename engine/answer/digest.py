@@ -30,7 +30,7 @@ import numpy as np
 
 from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, LENGTH, NAMES_WRITTEN, TITLE_PAGE_LABEL, title_page_span
 from .expected import AGE, RELATION, TELLING_KINDS, expected_answer, holds_answer
-from .nearby import names_asked, near_names, tells_near
+from .nearby import names_asked, near_names, other_names_written, tells_near
 from .narrator import SPEECH_VERBS, outside_dialogue, says_i
 from .overview import FIRST_PERSON, PEOPLE, PLACES, RECENT, THIRD_PERSON, asks_one_sentence
 from .planning import QUOTED, content_words, stem
@@ -115,6 +115,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         expected = expected_answer(part.text)
         telling = TELLING_KINDS.get(expected)
         told_of = names_asked(part.text, context) if telling else []
+        told_of += other_names_written(told_of, context)  # "Margaret" for "Meg"
         wanted: dict[str, float] = {}
         for word in content_words(" ".join([part.text, *part.anchors, *part.names])):
             if told_of and word.lower() in telling.asking_words:

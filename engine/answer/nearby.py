@@ -11,6 +11,7 @@ round her death, which the book tells in words of its own.)"""
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
@@ -79,6 +80,30 @@ def names_asked(question: str, context) -> list[str]:
     surnames = [name.split()[-1] for name in names if len(name.split()) > 1 and (
         name.split()[0].lower().rstrip(".") in HONORIFIC_WORDS or name.split()[-2][:1].isupper())]
     return list(dict.fromkeys(names + [surname for surname in surnames if context.writes_as_name(surname)]))
+
+
+def other_names_written(names: list[str], context) -> list[str]:
+    """The other forms of the first names asked about that the book writes
+    as names: "Describe Meg" is told where the book brings her in as
+    "Margaret, the eldest of the four"."""
+    others = [other for name in names if " " not in name for other in other_forms(name)
+              if context.writes_as_name(other)]
+    return [other for other in dict.fromkeys(others) if other not in names]
+
+
+@functools.lru_cache(maxsize=1)
+def _nick_namer():
+    from nicknames import NickNamer  # a hand-made table of English names and their short forms (2,700 pairs)
+
+    return NickNamer()
+
+
+def other_forms(name: str) -> list[str]:
+    """The other forms of a first name, capitalised: "Meg" -> "Margaret",
+    "Megan"...; "Elizabeth" -> "Beth", "Betsy"... (the book's own are kept
+    by whoever asks)."""
+    namer = _nick_namer()
+    return sorted(other.capitalize() for other in namer.canonicals_of(name) | namer.nicknames_of(name))
 
 
 def passages_telling(telling: Telling, context, names: list[str], searched: list[int | None] | None = None,

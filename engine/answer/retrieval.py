@@ -30,7 +30,7 @@ from ..index.search import RRF_K
 from ..index.store import SECTION_SUMMARY, Node
 from .ages import asks_age, passages_telling_age
 from .expected import TELLINGS
-from .nearby import names_asked, passages_telling
+from .nearby import names_asked, other_names_written, passages_telling
 from .people import HONORIFIC_WORDS, a_noun_or_a_place
 from .planning import (LOCAL, STOPWORDS, Plan, PlanPart, capitalised_as_a_name, content_words,
                        joins_a_name, stem, words)
@@ -450,10 +450,14 @@ def _tellings(plan: Plan, context, features: Features, until: int | None, search
     found = []
     for telling in TELLINGS:
         names = names_asked(plan.question, context) if telling.asked(plan.question) else []
-        told = passages_telling(telling, context, names, searched, until) if names else []
+        told = [node_id for node_id, _ in passages_telling(telling, context, names, searched, until)][:_TELLING_SLOTS] \
+            if names else []
+        # The first passage telling it by another form of the name has a slot too ("Margaret" for "Meg").
+        others = other_names_written(names, context) if telling.first_leads else []
+        told += [node_id for node_id, _ in passages_telling(telling, context, others, searched, until)
+                 if node_id not in told][:1] if others else []
         if told:
-            found.append((telling, [(node_id, context.section_of.get(node_id), [telling.name])
-                                    for node_id, _ in told][:_TELLING_SLOTS]))
+            found.append((telling, [(node_id, context.section_of.get(node_id), [telling.name]) for node_id in told]))
     return found
 
 
