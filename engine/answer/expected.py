@@ -43,7 +43,7 @@ _KIN = (r"father|mother|parents?|brothers?|sisters?|wife|husband|spouse|sons?|da
         r"|aunt|nephew|niece|cousins?|grandfather|grandmother|grandson|granddaughter|guardian|godfather"
         r"|godmother|stepfather|stepmother|fianc[eé]e?|sweetheart|lover|master|mistress|servant|partner|friend"
         r"|clerk|employer|apprentice|butler|maid|nurse|governess|tutor|landlady|landlord|valet|coachman|groom"
-        r"|owner|dog|horse")
+        r"|owner")
 _ASKS_KIN = re.compile(
     rf"^\W*who\s+(?:is|was|are|were)\s+(?:(?P<whose>.+?)['\u2019]s?\s+(?:\w+\s+)?(?P<kin>{_KIN})"
     rf"|the\s+(?:\w+\s+)?(?P<kin2>{_KIN})\s+of\s+(?P<whose2>.+?)"
