@@ -994,6 +994,14 @@ def test_where_the_book_last_names_someone_leads_the_evidence(session):
     earlier = book.text.rindex("Daniel", 0, limit)
     assert any(line.start <= earlier < line.end for line in session.digest(early))
     assert all(node.end <= limit for node in early.passages)
+    # What becomes of someone is told, as often as not, where the book last names them.
+    assert [last_mentioned(q, context.writes_as_name) for q in (
+        "What happens to Daniel?", "What becomes of Squire Gordon in the end?", "What is Duchess's fate?",
+        "What is the fate of Daniel?", "What became of him (Daniel)?", "What happens to Daniel in chapter 2?",
+        "What happens in the end?")] == ["Daniel", "Squire Gordon", "Duchess", "Daniel", "Daniel", None, None]
+    fate = session.retrieve("What happens to Daniel?", budget=6)
+    assert [node.id for node in fate.passages if LAST_MENTION in fate.parts[0].sources[node.id]] == \
+        [holding[0].id]
 
 
 def test_a_name_is_known_and_searched_as_the_book_writes_it(stave_two):

@@ -516,16 +516,27 @@ def first_mentioned(question: str, is_name=None) -> str | None:
 
 
 # "When does Mrs Clay last appear?", "Where is Marley last mentioned?", "the last we hear of Fezziwig"
+# "What happens to Spitz?", "What becomes of John Thornton?", "What is Selden's fate?": told, as often as
+# not, where the book last names them ("John Thornton was dead"; "...the death of Selden").
+_SOMEONE = r"(?:(?!(?:in|during|after|when|before|at|on)\b)[\w'\u2019.-]+\s+){0,3}[\w'\u2019.-]+"
+_FATE = (rf"^\W*what\s+(?:happens|happened|will\s+happen|is\s+going\s+to\s+happen)\s+to\s+{_SOMEONE}"
+         r"(?:\s+(?:in\s+the\s+end|at\s+the\s+end|in\s+the\s+book|finally|eventually|afterwards?|later))?\W*$"
+         rf"|^\W*what\s+(?:becomes|became|will\s+become)\s+of\s+{_SOMEONE}(?:\s+in\s+the\s+end)?\W*$"
+         rf"|^\W*what\s+(?:is|was)\s+(?:the\s+fate\s+of\s+{_SOMEONE}|{_SOMEONE}['\u2019]s?\s+fate)\W*$")
 _LAST_MENTION = re.compile(
     r"\blast\s+(?:appears?|appeared|mentioned|named|seen|see|heard|hear|shows?\s+up|showed\s+up|comes?\s+in"
     r"|appearance|mention)\b|\blast\s+(?:time\s+)?(?:we|the\s+reader|you)\s+(?:see|hear)\b"
-    r"|\bfinal\s+(?:appearance|mention)\b", re.I)
+    rf"|\bfinal\s+(?:appearance|mention)\b|{_FATE}", re.I)
 
 
 def last_mentioned(question: str, is_name=None) -> str | None:
     """Whom a question asks where the book last names, if it names one and
-    nothing else: "When does Mrs Clay last appear?" -> "Mrs Clay"."""
-    return _the_one_mentioned(question, _LAST_MENTION, is_name)
+    nothing else: "When does Mrs Clay last appear?" -> "Mrs Clay"; so too
+    what becomes of them ("What happens to Spitz?"), a follow-up's "him
+    (Marley)" read as the name."""
+    from .followup import unglossed
+
+    return _the_one_mentioned(unglossed(question), _LAST_MENTION, is_name)
 
 
 def _the_one_mentioned(question: str, asking: re.Pattern, is_name) -> str | None:
