@@ -73,8 +73,9 @@ _WITHIN = re.compile(rf"(?<=[{LETTER},;:]\s)([{LETTER}][{LETTER}'\u2019\-]+)")
 
 
 def expected_answer(question: str) -> str | None:
-    """NAME, NUMBER, AGE, a telling's name (TELLINGS: "looks", "occupation", "home", "meaning"), or None
-    where the wording does not say ("Why...?", "How does...?")."""
+    """NAME, NUMBER, AGE, RELATION, a telling's name (TELLINGS: "looks",
+    "occupation", "home", "meaning"), or None where the wording does not say
+    ("Why...?", "How does...?")."""
     question = unglossed(question)  # a follow-up as if asked plainly: "Who is his (Holmes) brother?"
     if asks_age(question):  # "How old...?": an age as novels tell it ("at nineteen"), not any number
         return AGE
@@ -100,7 +101,8 @@ def holds_answer(kind: str, sentence: str, asked: set[str], rarity, key, questio
     the book uses (`rarity`: the book's `vocabulary.Rarity`) other than those
     the question has (`asked`, words as `key` makes them: "Who nurses
     Buck...?" is not answered by Buck) and other than the few it uses
-    everywhere."""
+    everywhere; for RELATION, such a name beside the word of kin the
+    `question` asks ("my brother Mycroft")."""
     if kind == AGE:
         return AGE_PHRASE.search(sentence) is not None
     if kind == NUMBER:

@@ -71,20 +71,7 @@ def full_name(question: str, book, rarity, until: int | None = None) -> tuple[st
     if not uses:
         return None
     written = Counter(" ".join(use.group().split()) for use in uses).most_common(1)[0][0]  # "Marley", not "MARLEY"
-    forms: dict[tuple[str, ...], list[int]] = {}
-    is_a_name = _NameWords(book.text, rarity)
-    titled: list[int] = []  # where the book writes the name with the title asked ("Mrs. Cratchit")
-    for use in uses:
-        in_capitals = use.group().isupper()  # "EBENEZER SCROOGE" on a gravestone; not a heading's "CAMP LAURENCE"
-        firsts, title = _names_before(book.text, use.start(), is_a_name, in_capitals)
-        lasts = [] if re.match(r"['\u2019]s\b", book.text[use.end():use.end() + 2]) else \
-            _names_after(book.text, use.end(), is_a_name, in_capitals)
-        if titles and _same_title(title, titles[0]):
-            titled.append(use.start())
-        elif titles and (titles[0].lower().rstrip(".") in _WOMEN_S_TITLES or title is not None):
-            continue  # "Mrs. Cratchit" asked: "Bob Cratchit" is another of the family
-        if (firsts or lasts) and not {name.lower() for name in firsts + lasts} & {word.lower() for word in core}:
-            forms.setdefault(tuple(firsts + [written] + lasts), []).append(use.start())
+    forms, titled = _forms_written(book.text, uses, core, titles, written, rarity)
     if titles and not titled:
         return None  # "Mrs. Scrooge", whom the book does not name: searched, and refused as not in the book
     whom = " ".join(titles + [written])
@@ -97,35 +84,64 @@ def full_name(question: str, book, rarity, until: int | None = None) -> tuple[st
     # The form written most; of two written as often, the one the other bears out ("John Watson" once, "John H.
     # Watson" once: the longer).
     support = {form: sum(len(at) for other, at in forms.items() if _within(other, form)) for form in forms}
-    ranked = sorted(forms.items(), key=lambda item: (not _answers(kind, item[0], written), -len(item[1]),
-                                                     -support[item[0]], -len(item[0])))
-    name = ranked[0][0]
+    ranked = [form for form, _ in sorted(forms.items(), key=lambda item: (
+        not _answers(kind, item[0], written), -len(item[1]), -support[item[0]], -len(item[0])))]
+    name = ranked[0]
     found = sorted(at for form, uses_of in forms.items() if _within(form, name) for at in uses_of)  # evidence
+    stated = _statement(book, forms, ranked, support[name], kind, noun, whom, written, read)
+    return " ".join(name), as_sentence(stated), found
+
+
+def _forms_written(text: str, uses: list[re.Match], core: list[str], titles: list[str], written: str,
+                   rarity) -> tuple[dict[tuple[str, ...], list[int]], list[int]]:
+    """Each form of the name the text writes with other names beside it
+    ("Jacob Marley", "Mr. Ebenezer Scrooge" as ("Ebenezer", "Scrooge")) and
+    where; and where it writes the name with the title asked, if one was."""
+    forms: dict[tuple[str, ...], list[int]] = {}
+    is_a_name = _NameWords(text, rarity)
+    titled: list[int] = []  # where the book writes the name with the title asked ("Mrs. Cratchit")
+    for use in uses:
+        in_capitals = use.group().isupper()  # "EBENEZER SCROOGE" on a gravestone; not a heading's "CAMP LAURENCE"
+        firsts, title = _names_before(text, use.start(), is_a_name, in_capitals)
+        lasts = [] if re.match(r"['\u2019]s\b", text[use.end():use.end() + 2]) else \
+            _names_after(text, use.end(), is_a_name, in_capitals)
+        if titles and _same_title(title, titles[0]):
+            titled.append(use.start())
+        elif titles and (titles[0].lower().rstrip(".") in _WOMEN_S_TITLES or title is not None):
+            continue  # "Mrs. Cratchit" asked: "Bob Cratchit" is another of the family
+        if (firsts or lasts) and not {name.lower() for name in firsts + lasts} & {word.lower() for word in core}:
+            forms.setdefault(tuple(firsts + [written] + lasts), []).append(use.start())
+    return forms, titled
+
+
+def _statement(book, forms: dict[tuple[str, ...], list[int]], ranked: list[tuple[str, ...]], support: int, kind: str,
+               noun: str, whom: str, written: str, read: str) -> str:
+    """The answer, from the forms of the name ranked: the name asked for and
+    where the book writes it, or why it is not clear."""
+    name, own = ranked[0], forms[ranked[0]]
+    said = " ".join(name)
+    if support == 1 and len(ranked) > 1:  # "Tell Beth Frank asked for her": a name once is no certain name
+        each = [f"\u201c{' '.join(other)}\u201d" for other in ranked[:1 + _OTHERS_SAID]]
+        return (f"{book.title}{read} writes no other name beside \u201c{whom}\u201d more than once "
+                f"({', '.join(each[:-1])} and {each[-1]}, once each), so {whom}'s {noun} is not clear from it")
+    if support == 1:
+        return (f"{book.title}{read} writes another name beside \u201c{whom}\u201d only once, \u201c{said}\u201d, "
+                f"{spread_over_chapters(book, own)}: whether it is {whom}'s {noun} the line below shows")
     where = name.index(written)
     before, after = name[:where], name[where + 1:]
-    said = " ".join(name)
-    own = forms[name]
     uses_said = (f"{book.title}{read} writes \u201c{said}\u201d {how_many_times(len(own))}, "
                  f"{spread_over_chapters(book, own)}")
-    others = [f"\u201c{' '.join(other)}\u201d ({how_many_times(len(at))})" for other, at in ranked[1:1 + _OTHERS_SAID]]
+    others = [f"\u201c{' '.join(other)}\u201d ({how_many_times(len(forms[other]))})"
+              for other in ranked[1:1 + _OTHERS_SAID]]
     also = f"; it also writes {' and '.join(others)}" if others else ""
-    if support[name] == 1 and len(ranked) > 1:  # "Tell Beth Frank asked for her": a name once is no certain name
-        each = [f"\u201c{' '.join(other)}\u201d" for other, _ in ranked[:1 + _OTHERS_SAID]]
-        stated = (f"{book.title}{read} writes no other name beside \u201c{whom}\u201d more than once "
-                  f"({', '.join(each[:-1])} and {each[-1]}, once each), so {whom}'s {noun} is not clear from it")
-    elif support[name] == 1:
-        stated = (f"{book.title}{read} writes another name beside \u201c{whom}\u201d only once, "
-                  f"\u201c{said}\u201d, {spread_over_chapters(book, own)}: whether it is {whom}'s {noun} "
-                  "the line below shows")
-    elif kind == _FIRST and before:
-        stated = f"{whom}'s {noun} is {before[0]}: {uses_said}{also}"
-    elif kind == _LAST and after:
-        stated = f"{whom}'s {noun} is {after[-1]}: {uses_said}{also}"
-    elif kind == _FULL:
-        stated = f"{whom}'s full name, as the book writes it, is \u201c{said}\u201d: {uses_said}{also}"
-    else:  # a first name asked of one ("What is Anne's first name?"), or a surname of one
-        stated = f"\u201c{written}\u201d is itself a {_NOUNS[_FIRST if after else _LAST]}: {uses_said}{also}"
-    return said, as_sentence(stated), found
+    if kind == _FIRST and before:
+        return f"{whom}'s {noun} is {before[0]}: {uses_said}{also}"
+    if kind == _LAST and after:
+        return f"{whom}'s {noun} is {after[-1]}: {uses_said}{also}"
+    if kind == _FULL:
+        return f"{whom}'s full name, as the book writes it, is \u201c{said}\u201d: {uses_said}{also}"
+    # A first name asked of one ("What is Anne's first name?"), or a surname of one.
+    return f"\u201c{written}\u201d is itself a {_NOUNS[_FIRST if after else _LAST]}: {uses_said}{also}"
 
 
 def _core_pattern(core: list[str]) -> re.Pattern:

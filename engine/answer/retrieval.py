@@ -30,6 +30,7 @@ from ..index.search import RRF_K
 from ..index.store import SECTION_SUMMARY, Node
 from .ages import asks_age, passages_telling_age
 from .expected import TELLINGS
+from .followup import unglossed
 from .nearby import names_asked, other_names_written, passages_telling
 from .people import HONORIFIC_WORDS, a_noun_or_a_place
 from .planning import (LOCAL, STOPWORDS, Plan, PlanPart, capitalised_as_a_name, content_words,
@@ -534,8 +535,6 @@ def last_mentioned(question: str, is_name=None) -> str | None:
     nothing else: "When does Mrs Clay last appear?" -> "Mrs Clay"; so too
     what becomes of them ("What happens to Spitz?"), a follow-up's "him
     (Marley)" read as the name."""
-    from .followup import unglossed
-
     return _the_one_mentioned(unglossed(question), _LAST_MENTION, is_name)
 
 
