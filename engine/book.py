@@ -4,6 +4,7 @@ as parents), and its paragraphs, all addressed by character spans in that text."
 from __future__ import annotations
 
 import hashlib
+import re
 from bisect import bisect_right
 from dataclasses import asdict, dataclass, field
 
@@ -12,6 +13,8 @@ from .formats.gutenberg import smart_title
 from .structure.sections import Structure
 
 PARAGRAPH_SEPARATOR = "\n\n"
+# Words a plain-text edition marks as italic: "_Gloria Scott_".
+_ITALICS = re.compile(r"(?<![\w_])_([^_\n]+)_(?![\w_])")
 
 
 @dataclass
@@ -24,7 +27,9 @@ class Paragraph:
 
 
 def readable(text: str) -> str:
-    """Title case for text printed in capitals ("MARLEY'S GHOST"), unchanged otherwise."""
+    """Title case for text printed in capitals ("MARLEY'S GHOST"), without a
+    plain-text edition's underscores for italics ("The “_Gloria Scott_”")."""
+    text = _ITALICS.sub(r"\1", text)
     letters = [char for char in text if char.isalpha()]
     if len(letters) > 3 and all(char.isupper() for char in letters):
         return smart_title(text)
