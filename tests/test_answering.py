@@ -1528,7 +1528,7 @@ def test_names_beside_a_name_are_told_from_titles_nouns_headings_and_chance_neig
                         "the Keeper with them. Then John Gordon spoke to the Keeper, and Squire Gordon rode on.\n\n"
                         "The Keeper Gordon had sent said Duchess Gordon was the best mare he knew.\n", 1)
     text = text.replace("03 My Breaking In\n", "03 My Breaking In\n\nCAMP JOHN\nGordon came, and a stone said "
-                        "JOHN GORDON in letters. Tell Dick Gordon came, said Mrs. Gordon.\n", 1)
+                        "JOHN GORDON in letters. Tell Dick Gordon came, said Mrs. Gordon. Mr. Gordon nodded.\n", 1)
     (tmp_path / "names.txt").write_text(text)
     book = parse_book(tmp_path / "names.txt")
     rarity = Rarity([SimpleNamespace(id=str(n), text=paragraph) for n, paragraph in enumerate(text.split("\n\n"))])
@@ -1544,6 +1544,10 @@ def test_names_beside_a_name_are_told_from_titles_nouns_headings_and_chance_neig
     assert full_name("What is Mrs. Gordon's first name?", book, rarity)[1] == (
         "Three Chapters from Black Beauty writes no other name beside \u201cMrs. Gordon\u201d (twice), so it gives "
         "no first name for Mrs. Gordon.")
+    # A man's title the book never writes with a first name does not pick one of the family's out.
+    assert full_name("What is Mr. Gordon's first name?", book, rarity)[1].startswith(
+        "Three Chapters from Black Beauty writes no other name beside \u201cMr. Gordon\u201d; beside "
+        "\u201cGordon\u201d it writes \u201cJohn Gordon\u201d (")
     # A name once ("Tell Dick Gordon came") is said as no more than it is.
     assert full_name("What is Dick's surname?", book, rarity)[1].startswith(
         "Three Chapters from Black Beauty writes another name beside \u201cDick\u201d only once, \u201cDick "

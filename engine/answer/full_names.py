@@ -86,6 +86,14 @@ def full_name(question: str, book, rarity, until: int | None = None) -> tuple[st
     support = {form: sum(len(at) for other, at in forms.items() if _within(other, form)) for form in forms}
     ranked = [form for form, _ in sorted(forms.items(), key=lambda item: (
         not _answers(kind, item[0], written), -len(item[1]), -support[item[0]], -len(item[0])))]
+    if (titles and any(not _within(form, ranked[0]) for form in ranked[1:])
+            and not set(titled) & {at for uses_of in forms.values() for at in uses_of}):
+        # "Mr. Laurence" is never written with a first name; "Theodore Laurence" and "James Laurence" are two men.
+        each = [f"\u201c{' '.join(form)}\u201d ({how_many_times(len(forms[form]))})" for form in ranked[:3]]
+        stated = (f"{book.title}{read} writes no other name beside \u201c{whom}\u201d; beside \u201c{written}\u201d "
+                  f"it writes {', '.join(each[:-1])} and {each[-1]}, so which is {whom}'s {noun} is not clear from "
+                  "it")
+        return written, as_sentence(stated), sorted(at for form in ranked[:3] for at in forms[form])
     name = ranked[0]
     found = sorted(at for form, uses_of in forms.items() if _within(form, name) for at in uses_of)  # evidence
     stated = _statement(book, forms, ranked, support[name], kind, noun, whom, written, read)
