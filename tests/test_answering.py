@@ -1650,7 +1650,7 @@ def test_where_someone_lives_is_answered_by_words_of_dwelling_by_their_name(stav
 def test_someones_kin_is_answered_by_a_line_naming_someone_beside_the_word_of_kin(stave_one):
     from types import SimpleNamespace
 
-    from engine.answer.expected import RELATION, expected_answer, holds_answer
+    from engine.answer.expected import RELATION, asked_kin, expected_answer, holds_answer
     from engine.answer.vocabulary import Rarity
 
     for asked in ("Who is Holmes's brother?", "Who was Scrooge's partner?", "Who is the father of Tiny Tim?",
@@ -1664,7 +1664,7 @@ def test_someones_kin_is_answered_by_a_line_naming_someone_beside_the_word_of_ki
          "He met Brooke."] + ["."] * 20)])
 
     def answers(question: str, sentence: str) -> bool:
-        return holds_answer(RELATION, sentence, {"holmes", "anne", "tim"}, rarity, str.lower, question)
+        return holds_answer(RELATION, sentence, {"holmes", "anne", "tim"}, rarity, str.lower, asked_kin(question))
 
     assert answers("Who is Holmes's brother?", "It was my brother Mycroft.")
     assert answers("Who is Holmes's brother?", "His younger brother, Mycroft, was there.")

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, LENGTH, NAMES_WRITTEN, TITLE_PAGE_LABEL, title_page_span
-from .expected import AGE, NAME, RELATION, TELLING_KINDS, expected_answer, holds_answer
+from .expected import AGE, NAME, RELATION, TELLING_KINDS, asked_kin, expected_answer, holds_answer
 from .nearby import names_asked, near_names, other_names_written, tells_near
 from .narrator import SPEECH_VERBS, outside_dialogue, says_i
 from .overview import FIRST_PERSON, PEOPLE, PLACES, RECENT, THIRD_PERSON, asks_one_sentence
@@ -182,10 +182,12 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                               + _FIRST_TELLING_WEIGHT * (item[5].id == first)
                               for item in candidates if (item[2], item[3]) in answering}
         elif kind:
+            asked, kin = set(wanted), asked_kin(part.text)  # once a part, not once a line
+
             def holding(kind_held: str) -> set[tuple[int, int]]:
                 return {(item[2], item[3]) for item in candidates
-                        if holds_answer(kind_held, item[4], set(wanted), context.rarity,
-                                        lambda word: _word_key(word, context.rarity), part.text)}
+                        if holds_answer(kind_held, item[4], asked, context.rarity,
+                                        lambda word: _word_key(word, context.rarity), kin)}
             answering = holding(kind)
             if not answering and kind == RELATION:  # no one named beside the word of kin: any line naming someone
                 kind = NAME

@@ -8,6 +8,7 @@ how much it resembles the question, and the line that echoes it most
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .ages import AGE_PHRASE, asks_age
@@ -96,39 +97,39 @@ def expected_answer(question: str) -> str | None:
     return None
 
 
-def holds_answer(kind: str, sentence: str, asked: set[str], rarity, key, question: str = "") -> bool:
+def holds_answer(kind: str, sentence: str, asked: set[str], rarity, key, kin: tuple[str, ...] = ()) -> bool:
     """Whether the sentence holds an answer of that kind: a number, or a name
     the book uses (`rarity`: the book's `vocabulary.Rarity`) other than those
     the question has (`asked`, words as `key` makes them: "Who nurses
     Buck...?" is not answered by Buck) and other than the few it uses
-    everywhere; for RELATION, such a name beside the word of kin the
-    `question` asks ("my brother Mycroft")."""
+    everywhere; for RELATION, such a name beside a word of `kin` the
+    question asks (`asked_kin`: "my brother Mycroft")."""
     if kind == AGE:
         return AGE_PHRASE.search(sentence) is not None
     if kind == NUMBER:
         return _NUMBER.search(sentence) is not None
     if kind == RELATION:
-        return _names_kin(sentence, asked_kin(question), asked, rarity, key)
+        return _names_kin(sentence, kin, asked, rarity, key)
     return any(_a_name_answering(found, asked, rarity, key) for found in _WITHIN.finditer(sentence))
 
 
-def asked_kin(question: str) -> list[str]:
+def asked_kin(question: str) -> tuple[str, ...]:
     """The words of kin a question asks someone's ("father", "papa", "pa"); none for any other question."""
     found = _ASKS_KIN.search(unglossed(question))
     if found is None:
-        return []
+        return ()
     if found.group("married"):
-        return ["married", "wife", "husband", "engaged"]
+        return ("married", "wife", "husband", "engaged")
     kin = next(found.group(group) for group in ("kin", "kin2", "kin4", "kin5", "kin6") if found.group(group)).lower()
-    return [kin, *_KIN_ALSO.get(kin, ())]
+    return (kin, *_KIN_ALSO.get(kin, ()))
 
 
-def _names_kin(sentence: str, kin: list[str], asked: set[str], rarity, key) -> bool:
+def _names_kin(sentence: str, kin: tuple[str, ...], asked: set[str], rarity, key) -> bool:
     """Whether a name other than those asked stands by a word of kin asked,
     with nothing but words like "his", "the", "younger" or a title between:
     "my brother Mycroft", "Bob, the father"; not "her father and Elizabeth"."""
     words = list(re.finditer(r"[\w'\u2019]+", sentence))
-    pattern = re.compile(rf"^(?:{'|'.join(map(re.escape, kin))})s?$", re.I)
+    pattern = _kin_pattern(kin)
     for place, word in enumerate(words):
         if not pattern.match(word.group()):
             continue
@@ -141,6 +142,11 @@ def _names_kin(sentence: str, kin: list[str], asked: set[str], rarity, key) -> b
                     break
                 other += step
     return False
+
+
+@functools.lru_cache(maxsize=16)
+def _kin_pattern(kin: tuple[str, ...]) -> re.Pattern:
+    return re.compile(rf"^(?:{'|'.join(map(re.escape, kin))})s?$", re.I)
 
 
 def _a_name_answering(found: re.Match, asked: set[str], rarity, key, group: int = 1) -> bool:

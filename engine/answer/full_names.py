@@ -13,7 +13,7 @@ from collections import Counter
 
 from .bookfacts import as_sentence
 from .counting import how_many_times, spread_over_chapters
-from .people import DAYS_AND_MONTHS, HONORIFIC_WORDS, NO_ONE, PLACE_WORDS, a_noun_or_a_place
+from .people import DAYS, HONORIFIC_WORDS, NO_ONE, PLACE_WORDS, a_noun_or_a_place
 
 _FIRST, _LAST, _FULL = "first", "last", "full"
 _KINDS = {"first": _FIRST, "christian": _FIRST, "given": _FIRST, "full": _FULL, "whole": _FULL, "complete": _FULL,
@@ -37,9 +37,6 @@ _AFTER = re.compile(rf"^[ \t]*\n?[ \t]*((?:{_TOKEN}(?:[ \t]*\n?[ \t]*(?={_TOKEN}
 # A word next to a name is a name too where the book writes it with a capital in all passages but this share
 # of those using it: "March" beside "Jo" (the family marches now and then).
 _BESIDE_A_NAME_LOWER_SHARE = 0.25
-# Days beside a name are no part of it; months may be ("Jo March", "May Welland").
-_DAYS = DAYS_AND_MONTHS - {"january", "february", "march", "april", "may", "june", "july", "august", "september",
-                           "october", "november", "december"}
 # Other forms of the name said beside the one most written, up to this many.
 _OTHERS_SAID = 2
 _NOUNS = {_FIRST: "first name", _LAST: "surname", _FULL: "full name"}
@@ -174,7 +171,7 @@ class _NameWords:
         lower = bare.lower()
         if len(bare) == 1:  # an initial: "John H. Watson"
             return word.endswith(".")
-        not_names = _TITLES | PLACE_WORDS | _DAYS | NO_ONE
+        not_names = _TITLES | PLACE_WORDS | DAYS | NO_ONE  # months may be names: "Jo March", "May Welland"
         if (word.endswith(".") or lower in not_names or lower.removesuffix("s") in not_names
                 or not self.rarity.is_name(bare, lower_share=_BESIDE_A_NAME_LOWER_SHARE)):
             return False

@@ -22,9 +22,10 @@ _PLACE_SHARE = 0.15
 PLACE_WORDS = {"hall", "house", "street", "place", "mire", "lodge", "cottage", "park", "square", "road", "lane",
                "abbey", "court", "station", "church", "castle", "manor", "farm", "inn", "hotel", "bridge", "river",
                "hill", "valley", "town", "city", "county", "island"}
-DAYS_AND_MONTHS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "sundays",
-                   "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-                   "november", "december", "christmas"}
+DAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "sundays", "christmas"}
+MONTHS = {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+          "november", "december"}
+DAYS_AND_MONTHS = DAYS | MONTHS
 HONORIFIC_WORDS = {word.lower() for word in HONORIFICS} | {"admiral", "judge", "general", "doctor", "squire"}
 # Capitalised, and no one: peoples and languages, the book's own apparatus, abbreviations.
 NO_ONE = {"english", "french", "german", "greek", "indian", "russian", "italian", "spanish", "dutch", "irish",
