@@ -1073,6 +1073,21 @@ def test_a_question_asking_who_is_answered_by_lines_that_name_someone(stave_two)
     assert any("Dick Wilkins" in line for line in lines), lines
 
 
+def test_a_possessive_typed_without_its_apostrophe_is_read_with_one(stave_one):
+    rarity = stave_one.context.rarity
+    # "Who is Scrooges nephew?" had been "“Scrooges” (did you mean Scrooge's?) is not in this book", and "who is
+    # scrooges clerk" answered nothing at all.
+    assert rarity.with_apostrophes("Who is Scrooges nephew? who is marleys partner") == (
+        "Who is Scrooge's nephew? who is marley's partner")
+    # Words the book writes as they are typed, and plurals of words that are no names, are left alone.
+    assert rarity.with_apostrophes("Why do the ghosts wail? What is Scrooge's clerk called? Is he bless") == (
+        "Why do the ghosts wail? What is Scrooge's clerk called? Is he bless")
+    for typed in ("Who is Scrooges nephew?", "who is scrooges nephew"):
+        found = stave_one.retrieve(typed, budget=6)
+        assert found.absent == [], typed
+        assert any("Scrooge's nephew" in line.text for line in stave_one.digest(found)), typed
+
+
 def test_a_name_the_book_never_uses_is_said_to_be_missing(stave_one):
     from engine.answer.absent import absent_line
 

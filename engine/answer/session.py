@@ -304,9 +304,11 @@ class AnswerSession:
         and the chapter the reader is in: courtesies off and an indirect
         question put directly ("Can you tell me who Marley is?": "Who is
         Marley?"; wording.py), a name typed without its accents written as
-        the book does ("Leon": "Léon"), "so far" a reading limit
+        the book does ("Leon": "Léon"), a possessive typed without its
+        apostrophe with one ("Scrooges nephew"), "so far" a reading limit
         (`limit_asked`), the chapter at `at` for "this chapter"."""
-        question = self.context.rarity.spelled_as_written(plainly_worded(question))
+        rarity = self.context.rarity
+        question = rarity.with_apostrophes(rarity.spelled_as_written(plainly_worded(question)))
         question, until = self.limit_asked(question, until, at)
         return question, until, self.chapter_at(at)
 

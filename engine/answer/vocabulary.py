@@ -135,6 +135,23 @@ class Rarity:
             return form.lower() if typed.islower() else form
         return WORD.sub(as_the_book_writes, text) if self.accented else text
 
+    def with_apostrophes(self, text: str) -> str:
+        """The text with a name's possessive typed without its apostrophe
+        written with one ("Who is Scrooges nephew?" -> "Who is Scrooge's
+        nephew?"): where the book never writes the word so but writes the
+        name, and its possessive ("the Marches", "Holmes" are left alone)."""
+        def with_its_apostrophe(found: re.Match) -> str:
+            typed = found.group()
+            key = folded(typed)
+            if len(key) < 3 or not key.endswith("s") or key.endswith("ss") or key in self.frequency:
+                return typed
+            name = key[:-1]
+            possessives = [form for form in (f"{name}'s", f"{name}\u2019s") if form in self.frequency]
+            # "Judge Miller's" is the only way The Call of the Wild writes Miller
+            named = self.is_name(name) or any(self.is_name(form) for form in possessives)
+            return typed[:-1] + "'s" if possessives and named else typed
+        return WORD.sub(with_its_apostrophe, text)
+
     @functools.cached_property
     def names(self) -> list[str]:
         """The words the book writes as names, lower case."""
