@@ -1182,6 +1182,9 @@ def test_who_the_main_characters_are_is_answered_by_the_people_named_most(tmp_pa
     found = answering.retrieve("Where is the story set?")
     assert found.overview == "places" and [part.part.text for part in found.parts] == ["Bath", "Uppercross"]
     assert [line.text.count("Bath") > 0 for line in answering.digest(found)][:1] == [True]
+    # LiteraryQA's wording had been searched for "majority" and "occur".
+    for asked in ("Where did the majority of the story occur?", "Where does most of the action happen?"):
+        assert answering.retrieve(asked).overview == "places", asked
 
 
 def test_who_someone_the_book_never_names_is_gets_no_made_up_answer(session):

@@ -40,7 +40,9 @@ _WHOLE_BOOK = {"book", "novel", "story", "tale", "whole", "entire", "overall", "
                "tells", "told", "telling", "point", "view", "perspective", "person", "set", "setting", "settings",
                "take", "takes", "place", "places", "location", "locations",
                "who's", "who\u2019s", "remind", "refresh",  # "Who's who in this book?", "Remind me of the plot"
-               "style", "narrative", "written", "used", "voice"}  # "What style of narrative is used in the story?"
+               "style", "narrative", "written", "used", "voice",  # "What style of narrative is used in the story?"
+               # "Where did the majority of the story occur?", "Where does most of the action happen?"
+               "occur", "occurs", "occurred", "majority", "most", "mostly", "action", "located"}
 _TEXT_UNITS = r"(?:lines?|sentences?|words?|paragraphs?|pages?)"
 _ENDING = re.compile(rf"\b(?:end|ends|ending|ended|finish|finishes|conclude|concludes|conclusion"
                      rf"|(?:last|final|closing)\s+{_TEXT_UNITS})\b", re.I)
@@ -56,7 +58,7 @@ def asks_one_sentence(question: str) -> bool:
 _PEOPLE = re.compile(r"\b(?:characters?|people|persons|cast)\b|^\W*who(?:'s|\s+is|\s+are)\s+in\b"
                      r"|^\W*who(?:['\u2019]s|\s+is)\s+who\b", re.I)
 _WHEN = re.compile(r"^\W*when\b", re.I)
-_PLACES = re.compile(r"\b(?:set|setting|settings|take\s+place|takes\s+place|places|locations?)\b", re.I)
+_PLACES = re.compile(r"\b(?:set|setting|settings|take\s+place|takes\s+place|places|locations?)\b|^\W*where\b", re.I)
 _NARRATOR = re.compile(r"\bnarrat(?:or|ors|es|ed|ing|ion|ive)\b|\bwho\s+(?:tells|is\s+telling|told)\b"
                        r"|\bpoint\s+of\s+view\b|\bperspective\b|\b(?:first|third)[-\s]person\b", re.I)
 # "What just happened?", "What did I just read?", "Where was I?": the pages just before the reader's place.
