@@ -1088,6 +1088,38 @@ def test_a_possessive_typed_without_its_apostrophe_is_read_with_one(stave_one):
         assert any("Scrooge's nephew" in line.text for line in stave_one.digest(found)), typed
 
 
+def test_a_name_typed_in_lower_case_or_by_itself_is_asked_about_as_if_typed_in_full(stave_one, stave_two):
+    from engine.answer.wording import plainly_worded, who_is_asked
+
+    # "What's Scrooge's job?" had been searched for "What's"; the kind of question is told by its verb.
+    for typed, plain in (("whats Scrooge's job", "what is Scrooge's job"), ("What's happened to Marley?",
+                                                                             "What has happened to Marley?"),
+                         ("whos Marley?", "who is Marley?"), ("Where's Scrooge's house?", "Where is Scrooge's house?")):
+        assert plainly_worded(typed) == plain, typed
+    assert plainly_worded("Whose chain is it?") == "Whose chain is it?"
+    rarity = stave_one.context.rarity
+    # Names are told by their capitals: "what is scrooge's job" had searched for a job, not Scrooge's.
+    assert rarity.with_names_capitalised("what is scrooge's job? where was marley") == (
+        "what is Scrooge's job? where was Marley")
+    assert rarity.with_names_capitalised("why is the chain long") == "why is the chain long"
+    # A name alone, or "tell me about" one, asks who that is; not the book's other words, nor a chapter.
+    for typed in ("marley", "Marley?", "tell me about marley", "Tell me more about Jacob Marley."):
+        assert who_is_asked(typed, rarity.is_name).lower().startswith("who is "), typed
+    for kept in ("chains", "tell me about the chains", "Stave 1", "tell me about stave one", "Mr."):
+        assert who_is_asked(kept, rarity.is_name) == kept, kept
+    # After an earlier question a name alone asks that question again of them, as before.
+    assert who_is_asked("Marley?", rarity.is_name, alone=False) == "Marley?"
+    asked = stave_one.retrieve("Who is Marley?")
+    for typed in ("marley", "tell me about marley", "whos marley"):
+        found = stave_one.retrieve(typed)
+        assert found.order == asked.order, typed
+        assert stave_one.digest(found)[0].text == stave_one.digest(asked)[0].text, typed
+    # A family's name the book writes ("the three Miss Fezziwigs") followed by what is asked of someone.
+    two = stave_two.context.rarity
+    assert two.with_apostrophes("what is fezziwigs job") == "what is fezziwig's job"
+    assert two.with_apostrophes("Who are the Fezziwigs?") == "Who are the Fezziwigs?"
+
+
 def test_a_name_the_book_never_uses_is_said_to_be_missing(stave_one):
     from engine.answer.absent import absent_line
 

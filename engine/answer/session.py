@@ -29,7 +29,7 @@ from .overview import ENDING, asks_about_the_chapters, asks_about_the_whole_book
 from .related import RELATED_BUDGET, RELATED_QUESTION, related_plan
 from .retrieval import Features, PartEvidence, Retrieval, cut_at, retrieve
 from .selection import about_question, focus_record, within_question, within_record
-from .wording import plainly_worded
+from .wording import plainly_worded, who_is_asked
 
 
 # A question with a quoted paragraph in it fits; a pasted chapter does not: it
@@ -296,7 +296,9 @@ class AnswerSession:
         chapter else ("And Louisa?" after "How many times is Anne
         mentioned?") is that question, asked afresh; any other is as given."""
         earlier = as_earlier(after)
-        again = asked_again_of(question, earlier.question, self.context.characters_known_by(until)) if earlier else None
+        if earlier is None:  # a name typed by itself asks who that is; after a question, that question of them
+            return who_is_asked(question, self.context.rarity.is_name), after
+        again = asked_again_of(question, earlier.question, self.context.characters_known_by(until))
         return (again, None) if again else (question, after)
 
     def as_asked(self, question: str, until: int | None, at: int | None) -> tuple[str, int | None, int | None]:
@@ -305,10 +307,13 @@ class AnswerSession:
         question put directly ("Can you tell me who Marley is?": "Who is
         Marley?"; wording.py), a name typed without its accents written as
         the book does ("Leon": "Léon"), a possessive typed without its
-        apostrophe with one ("Scrooges nephew"), "so far" a reading limit
+        apostrophe with one ("Scrooges nephew"), its names capitalised,
+        "tell me about Laurie" as "Who is Laurie?", "so far" a reading limit
         (`limit_asked`), the chapter at `at` for "this chapter"."""
         rarity = self.context.rarity
-        question = rarity.with_apostrophes(rarity.spelled_as_written(plainly_worded(question)))
+        question = rarity.with_names_capitalised(rarity.with_apostrophes(rarity.spelled_as_written(
+            plainly_worded(question))))
+        question = who_is_asked(question, rarity.is_name, alone=False)
         question, until = self.limit_asked(question, until, at)
         return question, until, self.chapter_at(at)
 

@@ -21,6 +21,14 @@ WORD = re.compile(rf"[{LETTER}][{LETTER}'\-]+")
 # passages using it is not a name.
 _NAME_LOWER_SHARE = 0.1
 _POSSESSIVE = re.compile(r"['\u2019]s?$")
+# A word and the one after it; the words a question asks of someone, after a name typed without its "'s".
+_WORD_AND_NEXT = re.compile(rf"(?P<word>{WORD.pattern})(?=\s+(?P<next>[{LETTER}]+))?")
+_ASKED_OF_SOMEONE = set("""
+    job work profession occupation trade calling house home address name names first last full surname real age
+    father mother parents brother brothers sister sisters wife husband son sons daughter daughters children child
+    uncle aunt nephew niece cousin friend friends partner clerk servant master dog horse fate death family
+    appearance eyes hair face
+""".split())
 # A word that opens a sentence, a paragraph or a quotation is capitalised whatever it is.
 _CAPITAL_WORD = rf"[A-Z\u00c0-\u00d6\u00d8-\u00de][{LETTER}'\-]+"
 _SENTENCE_OPENING = re.compile(rf"(?:\A\s*|[.!?][\"'\u201d\u2019)]*\s+|\n\s*\n\s*)({_CAPITAL_WORD})")
@@ -135,22 +143,36 @@ class Rarity:
             return form.lower() if typed.islower() else form
         return WORD.sub(as_the_book_writes, text) if self.accented else text
 
+    def with_names_capitalised(self, text: str) -> str:
+        """The text with each word typed in lower case that the book writes
+        as a name capitalised ("what is scrooge's job" -> "what is
+        Scrooge's job"): a question's names are told by their capitals."""
+        def capitalised(found: re.Match) -> str:
+            typed = found.group()
+            return typed[:1].upper() + typed[1:] if typed.islower() and self.is_name(without_possessive(typed)) \
+                else typed
+        return WORD.sub(capitalised, text)
+
     def with_apostrophes(self, text: str) -> str:
         """The text with a name's possessive typed without its apostrophe
         written with one ("Who is Scrooges nephew?" -> "Who is Scrooge's
-        nephew?"): where the book never writes the word so but writes the
-        name, and its possessive ("the Marches", "Holmes" are left alone)."""
+        nephew?"): where the book writes the name, and its possessive, and
+        never the word as typed; or the word after it is one a question asks
+        of someone ("whats stapletons job": the book writes "the Stapletons"
+        and never "Stapleton's"). "Holmes" is left alone."""
         def with_its_apostrophe(found: re.Match) -> str:
-            typed = found.group()
+            typed = found["word"]
             key = folded(typed)
-            if len(key) < 3 or not key.endswith("s") or key.endswith("ss") or key in self.frequency:
+            if len(key) < 3 or not key.endswith("s") or key.endswith("ss") or _POSSESSIVE.search(key):
                 return typed
-            name = key[:-1]
+            name, asked_of_someone = key[:-1], (found["next"] or "").lower() in _ASKED_OF_SOMEONE
             possessives = [form for form in (f"{name}'s", f"{name}\u2019s") if form in self.frequency]
+            if not asked_of_someone and (key in self.frequency or not possessives):
+                return typed
             # "Judge Miller's" is the only way The Call of the Wild writes Miller
             named = self.is_name(name) or any(self.is_name(form) for form in possessives)
-            return typed[:-1] + "'s" if possessives and named else typed
-        return WORD.sub(with_its_apostrophe, text)
+            return typed[:-1] + "'s" if named else typed
+        return _WORD_AND_NEXT.sub(with_its_apostrophe, text)
 
     @functools.cached_property
     def names(self) -> list[str]:

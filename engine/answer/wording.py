@@ -29,10 +29,25 @@ _INDIRECT = re.compile(r"^(?P<wh>who|what|where|when|which|how\s+old|how\s+many\
                        r"(?P<verb>is|was|are|were)\W*$", re.I)
 
 
+# "whats", "what's", "whos", "wheres": the verb written out, as the kinds of question are told by it ("What's
+# Scrooge's job?" had been searched for "What's"); "has" before a past participle ("What's happened to Beth?").
+_CONTRACTED = re.compile(r"^(?P<lead>\W*)(?P<wh>who|what|where)(?:['\u2019]s|s)(?=\s+(?P<next>[\w'\u2019-]+))", re.I)
+_PARTICIPLES = {"been", "become", "gone", "done", "come", "got", "gotten", "taken", "given", "seen", "known"}
+# "Tell me about Laurie", "Tell me more about Professor Bhaer": who someone is.
+_TELL_ABOUT = re.compile(r"^\W*(?:tell\s+me\s+(?:(?:a\s+(?:bit|little)\s+)?more\s+)?about|what\s+do\s+(?:you|we)\s+"
+                         r"know\s+about|(?:give\s+me\s+)?info(?:rmation)?\s+(?:on|about))\s+(?P<name>.+?)\W*$", re.I)
+# Words a name may have besides names: a title, "the", "old" ("old Fezziwig").
+_BESIDE_A_NAME = {"the", "old", "young", "little", "poor", "mr", "mrs", "miss", "ms", "dr", "sir", "lady", "lord",
+                  "captain", "professor", "colonel", "inspector", "aunt", "uncle", "mother", "father"}
+_LONGEST_NAME = 5
+
+
 def plainly_worded(question: str) -> str:
-    """The question without courtesies at its ends, and direct where it was
-    asked indirectly; as typed where nothing of it would be left."""
+    """The question without courtesies at its ends, its opening word's
+    contraction written out, and direct where it was asked indirectly; as
+    typed where nothing of it would be left."""
     plain = _without_trailing_courtesy(_LEADING.sub("", question.strip()))
+    plain = _CONTRACTED.sub(_written_out, plain)
     asking = _ASKING.match(plain)
     if asking:
         plain = plain[asking.end():]
@@ -59,3 +74,26 @@ def _without_trailing_courtesy(question: str) -> str:
         if not found["word"].islower() or not last or last[0].lower() in _TAKES_IT:
             return question
     return head + ("?" if found["before"] == "?" or found["mark"] else "")
+
+
+def _written_out(found: re.Match) -> str:
+    following = found["next"].lower()
+    verb = "has" if following in _PARTICIPLES or (following.endswith("ed") and following != "need") else "is"
+    return f"{found['lead']}{found['wh']} {verb}"
+
+
+def who_is_asked(question: str, is_name, alone: bool = True) -> str:
+    """ "Tell me about Laurie" and, where `alone` (not after an earlier
+    question, where "Louisa?" asks that one again of her), a name typed by
+    itself ("laurie", "Fezziwig?") as "Who is ...?", the question that
+    finds where the book brings them in; any other question as it is.
+    `is_name(word)`: whether the book writes the word as a name."""
+    about = _TELL_ABOUT.match(question)
+    name = about["name"] if about else question.strip().rstrip("?!. ") if alone else ""
+    words = re.findall(r"[\w'\u2019-]+", name.replace(".", ""))
+    if not words or len(words) > _LONGEST_NAME or len(words) != len(name.replace(".", "").split()):
+        return question
+    if all(word.lower() in _BESIDE_A_NAME or is_name(word) for word in words) and any(
+            word.lower() not in _BESIDE_A_NAME for word in words):
+        return f"Who is {name}?"
+    return question

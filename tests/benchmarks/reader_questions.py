@@ -2,8 +2,8 @@
 """Questions readers type about someone or something in a book, of the
 kinds the engine answers by kind (who someone is, looks, callings, homes,
 meanings of names, names in full, kin, who said a line, counts, first and
-last lines),
-each with what its answer must quote.
+last lines), some as typed in a hurry ("whats stapletons job"), each with
+what its answer must quote.
 
     CHAPTERHOUSE_HOME=DIR python tests/benchmarks/reader_questions.py [--misses]
 
@@ -98,6 +98,17 @@ PROBES = [
     ("a-christmas-carol", "first and last lines", "What is the first line of stave 3?", r"^AWAKING in the middle"),
     ("the-adventures-of-sherlock-holmes", "who tells it", "What style of narrative is used in the story?",
      r"\bI\b"),
+    # As typed in a hurry: lower case, no apostrophes, a name alone.
+    ("a-christmas-carol", "typed in a hurry", "whats bob cratchits job", r"\bclerk\b"),
+    ("a-christmas-carol", "typed in a hurry", "who is the ghost of christmas past", r"I am the Ghost of Christmas Past"),
+    ("a-christmas-carol", "typed in a hurry", "Who is Scrooges nephew?", r"Scrooge's nephew"),
+    ("a-christmas-carol", "typed in a hurry", "what is scrooges first name", r"first name is Ebenezer"),
+    ("tarzan-of-the-apes", "typed in a hurry", "tell me about kerchak", r"huge king ape"),
+    ("the-prisoner-of-zenda", "typed in a hurry", "sapt", r"Colonel Sapt"),
+    ("the-hound-of-the-baskervilles", "typed in a hurry", "what does stapleton look like", r"gray eyes|clean-shaven"),
+    ("the-hound-of-the-baskervilles", "typed in a hurry", "whats stapletons job", r"Stapleton, the naturalist"),
+    ("the-call-of-the-wild", "typed in a hurry", "where does buck live", r"Buck lived at a big house"),
+    ("persuasion", "typed in a hurry", "who is annes father", r"Sir Walter"),
 ]
 
 
