@@ -1097,6 +1097,15 @@ def test_a_name_typed_in_lower_case_or_by_itself_is_asked_about_as_if_typed_in_f
                          ("whos Marley?", "who is Marley?"), ("Where's Scrooge's house?", "Where is Scrooge's house?")):
         assert plainly_worded(typed) == plain, typed
     assert plainly_worded("Whose chain is it?") == "Whose chain is it?"
+    # "summary of ch 3" had got the whole book in outline.
+    for typed, plain in (("summary of ch 3", "summary of chapter 3"), ("What happens in Ch. 12?",
+                                                                      "What happens in Chapter 12?"),
+                         ("ch3 recap", "chapter 3 recap"), ("what is in chap. iv", "what is in chapter iv"),
+                         ("tl;dr", "tldr")):
+        assert plainly_worded(typed) == plain, typed
+    for kept in ("Which church is it?", "Why does Scrooge chuckle?", "What is chapter 3 called?"):
+        assert plainly_worded(kept) == kept, kept
+    assert stave_one.retrieve("tl;dr").overview == "outline"
     rarity = stave_one.context.rarity
     # Names are told by their capitals: "what is scrooge's job" had searched for a job, not Scrooge's.
     assert rarity.with_names_capitalised("what is scrooge's job? where was marley") == (

@@ -42,7 +42,7 @@ _WHOLE_BOOK = {"book", "novel", "story", "tale", "whole", "entire", "overall", "
                "who's", "who\u2019s", "remind", "refresh",  # "Who's who in this book?", "Remind me of the plot"
                "style", "narrative", "written", "used", "voice",  # "What style of narrative is used in the story?"
                # "Where did the majority of the story occur?", "Where does most of the action happen?"
-               "occur", "occurs", "occurred", "majority", "most", "mostly", "action", "located"}
+               "occur", "occurs", "occurred", "majority", "most", "mostly", "action", "located", "tldr"}
 _TEXT_UNITS = r"(?:lines?|sentences?|words?|paragraphs?|pages?)"
 _ENDING = re.compile(rf"\b(?:end|ends|ending|ended|finish|finishes|conclude|concludes|conclusion"
                      rf"|(?:last|final|closing)\s+{_TEXT_UNITS})\b", re.I)

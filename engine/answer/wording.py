@@ -32,6 +32,9 @@ _INDIRECT = re.compile(r"^(?P<wh>who|what|where|when|which|how\s+old|how\s+many\
 # "whats", "what's", "whos", "wheres": the verb written out, as the kinds of question are told by it ("What's
 # Scrooge's job?" had been searched for "What's"); "has" before a past participle ("What's happened to Beth?").
 _CONTRACTED = re.compile(r"^(?P<lead>\W*)(?P<wh>who|what|where)(?:['\u2019]s|s)(?=\s+(?P<next>[\w'\u2019-]+))", re.I)
+# "ch 3", "Ch. 12", "chap. iv", "ch3": a chapter by its number, as readers abbreviate it.
+_CHAPTER_ABBREVIATED = re.compile(r"\b(?P<ch>ch|chap|chapt|chpt)\.?\s*(?=\d|[ivxlc]+\b)", re.I)
+_TOO_LONG = re.compile(r"\btl\s*;?\s*dr\b", re.I)  # "tl;dr": the book in short
 _PARTICIPLES = {"been", "become", "gone", "done", "come", "got", "gotten", "taken", "given", "seen", "known"}
 # "Tell me about Laurie", "Tell me more about Professor Bhaer": who someone is.
 _TELL_ABOUT = re.compile(r"^\W*(?:tell\s+me\s+(?:(?:a\s+(?:bit|little)\s+)?more\s+)?about|what\s+do\s+(?:you|we)\s+"
@@ -44,10 +47,12 @@ _LONGEST_NAME = 5
 
 def plainly_worded(question: str) -> str:
     """The question without courtesies at its ends, its opening word's
-    contraction written out, and direct where it was asked indirectly; as
-    typed where nothing of it would be left."""
+    contraction written out, "ch 3" as "chapter 3", and direct where it was
+    asked indirectly; as typed where nothing of it would be left."""
     plain = _without_trailing_courtesy(_LEADING.sub("", question.strip()))
     plain = _CONTRACTED.sub(_written_out, plain)
+    plain = _CHAPTER_ABBREVIATED.sub(lambda found: "Chapter " if found["ch"][0].isupper() else "chapter ", plain)
+    plain = _TOO_LONG.sub("tldr", plain)
     asking = _ASKING.match(plain)
     if asking:
         plain = plain[asking.end():]
