@@ -1082,6 +1082,13 @@ def test_a_possessive_typed_without_its_apostrophe_is_read_with_one(stave_one):
     # Words the book writes as they are typed, and plurals of words that are no names, are left alone.
     assert rarity.with_apostrophes("Why do the ghosts wail? What is Scrooge's clerk called? Is he bless") == (
         "Why do the ghosts wail? What is Scrooge's clerk called? Is he bless")
+    # A book printed with curly apostrophes ("Laurie’s") is counted without them: "lauries" is still hers.
+    from engine.answer.vocabulary import Rarity
+
+    curly = Rarity([Node(id=f"p{number}", level=1, kind="passage", section=1, seq=number, text=text) for number, text in
+                    enumerate(("Laurie’s grandfather took him home.", "They saw Laurie at the gate.",
+                               "Then Laurie laughed."))])
+    assert curly.with_apostrophes("who is lauries grandfather") == "who is laurie's grandfather"
     for typed in ("Who is Scrooges nephew?", "who is scrooges nephew"):
         found = stave_one.retrieve(typed, budget=6)
         assert found.absent == [], typed

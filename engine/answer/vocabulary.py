@@ -156,21 +156,20 @@ class Rarity:
     def with_apostrophes(self, text: str) -> str:
         """The text with a name's possessive typed without its apostrophe
         written with one ("Who is Scrooges nephew?" -> "Who is Scrooge's
-        nephew?"): where the book writes the name, and its possessive, and
-        never the word as typed; or the word after it is one a question asks
-        of someone ("whats stapletons job": the book writes "the Stapletons"
-        and never "Stapleton's"). "Holmes" is left alone."""
+        nephew?"): where the book writes the name and never the word as
+        typed, or the word after it is one a question asks of someone
+        ("whats stapletons job": the book writes "the Stapletons"). "Holmes"
+        is left alone."""
         def with_its_apostrophe(found: re.Match) -> str:
             typed = found["word"]
             key = folded(typed)
             if len(key) < 3 or not key.endswith("s") or key.endswith("ss") or _POSSESSIVE.search(key):
                 return typed
-            name, asked_of_someone = key[:-1], (found["next"] or "").lower() in _ASKED_OF_SOMEONE
-            possessives = [form for form in (f"{name}'s", f"{name}\u2019s") if form in self.frequency]
-            if not asked_of_someone and (key in self.frequency or not possessives):
+            name = key[:-1]
+            if key in self.frequency and (found["next"] or "").lower() not in _ASKED_OF_SOMEONE:
                 return typed
-            # "Judge Miller's" is the only way The Call of the Wild writes Miller
-            named = self.is_name(name) or any(self.is_name(form) for form in possessives)
+            # "Judge Miller's" is the only way The Call of the Wild writes Miller ("Laurie’s" is counted as "Laurie")
+            named = self.is_name(name) or self.is_name(f"{name}'s")
             return typed[:-1] + "'s" if named else typed
         return _WORD_AND_NEXT.sub(with_its_apostrophe, text)
 
