@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.answer.absent import absent_line, nothing_to_answer, respelled
+from engine.answer.spelling import read_as_line
 from engine.answer.bookfacts import FACT_SOURCES
 from engine.answer.digest import quoted
 from engine.answer.followup import earlier_of, earlier_question, leans_on_earlier
@@ -699,6 +700,9 @@ class AskPanel(QWidget):
                               suggest=lambda index, name: f"<a href=\"respell:{index}\">{html.escape(name)}</a>")
         if (page or nothing_to_answer(result.get("absent") or [])) and missing:  # then it is the whole answer
             page = f"<p><i>{missing}</i></p>" + page
+        read_as = read_as_line([tuple(slip) for slip in result.get("read_as") or []])
+        if page and read_as:
+            page = f"<p><i>{html.escape(read_as)}</i></p>" + page
         follows = result.get("follows")
         if page and follows:
             earlier = html.escape(quoted(follows["question"]))
@@ -995,6 +999,7 @@ def _digest_payload(session, lines, retrieval, follows: dict | None = None, rela
         "follows": follows,
         "meaning_share": round(retrieval.meaning_share, 3),
         "absent": retrieval.absent,
+        "read_as": [list(slip) for slip in retrieval.read_as],
     }
 
 

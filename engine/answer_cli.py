@@ -222,6 +222,7 @@ def _show_evidence(session, found, question: str, as_json: bool, until, focus, w
     from .answer.absent import absent_line
     from .answer.digest import digest_markdown
     from .answer.selection import focus_record, within_record
+    from .answer.spelling import read_as_line
 
     plan = found.plan
     digest = session.digest(found)
@@ -244,12 +245,15 @@ def _show_evidence(session, found, question: str, as_json: bool, until, focus, w
             "follows": session.follows(question, after, until),
             "meaning_share": round(found.meaning_share, 3),
             "absent": found.absent,
+            "read_as": [list(slip) for slip in found.read_as],
             "stated": found.stated,
             "timings": {"retrieval_ms": round(found.seconds * 1000, 1)},
         }, indent=2, ensure_ascii=False))
         return 0
     if after:
         print(_taken_as(session.follows(question, after, until)))
+    if read_as_line(found.read_as):
+        print(f"({read_as_line(found.read_as)})\n")
     if absent_line(found.absent):
         print(f"({absent_line(found.absent)})\n")
     if found.stated:
@@ -289,6 +293,7 @@ DRAFT_RESTATED = "[this draft only restates the question, so the app does not sh
 def run_ask(args) -> int:
     from .answer.absent import absent_line, nothing_to_answer
     from .answer.bookfacts import FACT_SOURCES
+    from .answer.spelling import read_as_line
     from .answer.digest import digest_markdown, quoted
     from .answer.session import check_question
     from .llm.types import CancelToken
@@ -306,6 +311,8 @@ def run_ask(args) -> int:
         if not quiet:
             if after:
                 print(_taken_as(session.follows(args.question, after, until)))
+            if read_as_line(retrieval.read_as):
+                print(f"({read_as_line(retrieval.read_as)})\n")
             if absent_line(retrieval.absent):
                 print(f"({absent_line(retrieval.absent)})\n")
             if nothing_to_answer(retrieval.absent):

@@ -1136,6 +1136,25 @@ def test_a_name_typed_in_lower_case_or_by_itself_is_asked_about_as_if_typed_in_f
     assert two.with_apostrophes("Who are the Fezziwigs?") == "Who are the Fezziwigs?"
 
 
+def test_a_slip_of_the_keyboard_is_read_as_the_word_meant_and_said_so(stave_one):
+    from engine.answer.spelling import read_as_line, slips
+
+    vocabulary = stave_one.context.rarity.frequency
+    # "What does Jo look lik?" was no question about looks, "summarize chaper 3" none about a chapter.
+    assert slips("Wat is the chian Marley wears made of?", vocabulary) == [("Wat", "What"), ("chian", "chain")]
+    assert slips("summarize chaper 3", vocabulary) == [("chaper", "chapter")]  # a word questions ask with
+    # Words, though the book never uses them, British spellings, names and a capitalised first word that may be
+    # one ("Scroge": absent.py offers the book's nearest name) are left as typed.
+    for kept in ("Who is the protagonist?", "What is foreshadowing?", "Summarise the colour of the chain",
+                 "Scroge is who?", "who is frodo", "Why is Marley's ghost here?"):
+        assert slips(kept, vocabulary) == [], kept
+    typed = stave_one.retrieve("Wat is the chian Marley wears made of?", budget=12)
+    assert typed.read_as == [("Wat", "What"), ("chian", "chain")]
+    assert read_as_line(typed.read_as) == "Read “Wat” as “What”, “chian” as “chain”."
+    assert any("I wear the chain I forged in life" in line.text for line in stave_one.digest(typed))
+    assert stave_one.retrieve("What is the chain Marley wears made of?", budget=12).read_as == []
+
+
 def test_a_name_the_book_never_uses_is_said_to_be_missing(stave_one):
     from engine.answer.absent import absent_line
 
@@ -1233,6 +1252,9 @@ def test_who_the_main_characters_are_is_answered_by_the_people_named_most(tmp_pa
     # LiteraryQA's wording had been searched for "majority" and "occur".
     for asked in ("Where did the majority of the story occur?", "Where does most of the action happen?"):
         assert answering.retrieve(asked).overview == "places", asked
+    # "Who is the protagonist?" had been searched for lines holding "protagonist".
+    for asked in ("Who is the protagonist?", "Who is the hero of the story?", "who is the heroine"):
+        assert answering.retrieve(asked).overview == "people", asked
 
 
 def test_who_someone_the_book_never_names_is_gets_no_made_up_answer(session):
@@ -2096,6 +2118,12 @@ def test_retrieve_command_imports_indexes_and_prints_verbatim_evidence(chapterho
                               "Who is Gandalf?"], capture_output=True, text=True, cwd=ROOT, env=env)
     assert missing.returncode == 0, missing.stderr
     assert missing.stdout.startswith("(\u201cGandalf\u201d is not in this book: nothing in it says who that is.)\n")
+    # A slip of the keyboard: how it was read, first.
+    slipped = subprocess.run([sys.executable, "-m", "engine", "retrieve", "Three Chapters from Black Beauty",
+                              "What did the old horse say about the hare and the dgos?"], capture_output=True,
+                             text=True, cwd=ROOT, env=env)
+    assert slipped.returncode == 0, slipped.stderr
+    assert slipped.stdout.startswith("(Read \u201cdgos\u201d as \u201cdogs\u201d.)\n")
     # "So far" in the question: up to --up-to, planned without those words; without it, refused in one line.
     asked = subprocess.run([sys.executable, "-m", "engine", "retrieve", "Three Chapters from Black Beauty",
                             "What did the old horse say about the hare so far?", "--json", "--up-to", "1"],

@@ -1874,6 +1874,12 @@ def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as again:
         panel.follow_link("respell:0")
     assert again.args[0]["question"] == "What was Darkie called later?" and again.args[0]["absent"] == []
+    # A slip in another word is read as the word meant, and the answer says so.
+    panel.question.setText("Wat did the squire say about the horse?")
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as misspelt:
+        panel.ask()
+    assert misspelt.args[0]["read_as"] == [["Wat", "What"]]
+    assert "Read \u201cWat\u201d as \u201cWhat\u201d." in panel.answer_view.toPlainText()
     # The book's own facts: its record is the answer (no model), over its title page, a click from the reader.
     panel.question.setText("Who wrote this book?")
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as record:

@@ -91,6 +91,7 @@ class AnswerResult:
             "named": self.named, "overview": self.overview, "follows": self.follows, "related": self.related,
             "meaning_share": round(self.retrieval.meaning_share, 3), "model_error": self.model_error,
             "absent": self.retrieval.absent, "stated": self.retrieval.stated,
+            "read_as": [list(slip) for slip in self.retrieval.read_as],
         }
 
 

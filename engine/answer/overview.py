@@ -42,7 +42,8 @@ _WHOLE_BOOK = {"book", "novel", "story", "tale", "whole", "entire", "overall", "
                "who's", "who\u2019s", "remind", "refresh",  # "Who's who in this book?", "Remind me of the plot"
                "style", "narrative", "written", "used", "voice",  # "What style of narrative is used in the story?"
                # "Where did the majority of the story occur?", "Where does most of the action happen?"
-               "occur", "occurs", "occurred", "majority", "most", "mostly", "action", "located", "tldr"}
+               "occur", "occurs", "occurred", "majority", "most", "mostly", "action", "located", "tldr",
+               "protagonist", "protagonists", "hero", "heroine", "central", "lead", "leading"}  # "Who is the hero?"
 _TEXT_UNITS = r"(?:lines?|sentences?|words?|paragraphs?|pages?)"
 _ENDING = re.compile(rf"\b(?:end|ends|ending|ended|finish|finishes|conclude|concludes|conclusion"
                      rf"|(?:last|final|closing)\s+{_TEXT_UNITS})\b", re.I)
@@ -55,7 +56,7 @@ def asks_one_sentence(question: str) -> bool:
     return _ONE_SENTENCE.search(question) is not None
 
 
-_PEOPLE = re.compile(r"\b(?:characters?|people|persons|cast)\b|^\W*who(?:'s|\s+is|\s+are)\s+in\b"
+_PEOPLE = re.compile(r"\b(?:characters?|people|persons|cast|protagonists?|hero|heroine)\b|^\W*who(?:'s|\s+is|\s+are)\s+in\b"
                      r"|^\W*who(?:['\u2019]s|\s+is)\s+who\b", re.I)
 _WHEN = re.compile(r"^\W*when\b", re.I)
 _PLACES = re.compile(r"\b(?:set|setting|settings|take\s+place|takes\s+place|places|locations?)\b|^\W*where\b", re.I)

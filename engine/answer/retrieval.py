@@ -101,6 +101,8 @@ class Retrieval:
     overview: str | None = None
     # Names the question uses and the book never does, each {"name", "closest"} (absent.py).
     absent: list[dict] = field(default_factory=list)
+    # Slips of the keyboard in its other words, each (as typed, as read) (spelling.py).
+    read_as: list[tuple[str, str]] = field(default_factory=list)
     # A question about the book itself ("Who wrote it?", "How many chapters?"): its answer, from the book's
     # record (bookfacts.py), with `overview` the kind of fact.
     stated: str | None = None

@@ -29,6 +29,7 @@ from .overview import ENDING, asks_about_the_chapters, asks_about_the_whole_book
 from .related import RELATED_BUDGET, RELATED_QUESTION, related_plan
 from .retrieval import Features, PartEvidence, Retrieval, cut_at, retrieve
 from .selection import about_question, focus_record, within_question, within_record
+from .spelling import respelled, slips
 from .wording import plainly_worded, who_is_asked
 
 
@@ -158,12 +159,14 @@ class AnswerSession:
                  focus: tuple[int, int] | None = None, within: list[int] | None = None,
                  after: str | Earlier | None = None, at: int | None = None) -> Retrieval:
         """The evidence for a question, no answer call (see `ask` for the arguments)."""
-        question, until, here = self.as_asked(question, until, at)
+        question, until, here, read_as = self.as_asked(question, until, at)
         question, after = self.asked_again(question, after, until)
         focus = self.checked_focus(focus)
         within = self.scope(question, focus, within, until, here)
-        return self.evidence(self.plan(question, planner, cancel, until, focus, within, after), question, budget,
-                             until, focus, within, after, features, here, at)
+        found = self.evidence(self.plan(question, planner, cancel, until, focus, within, after), question, budget,
+                              until, focus, within, after, features, here, at)
+        found.read_as = read_as
+        return found
 
     def evidence(self, plan: Plan, question: str, budget: int = 12, until: int | None = None,
                  focus: tuple[int, int] | None = None, within: list[int] | None = None,
@@ -301,21 +304,25 @@ class AnswerSession:
         again = asked_again_of(question, earlier.question, self.context.characters_known_by(until))
         return (again, None) if again else (question, after)
 
-    def as_asked(self, question: str, until: int | None, at: int | None) -> tuple[str, int | None, int | None]:
+    def as_asked(self, question: str, until: int | None,
+                 at: int | None) -> tuple[str, int | None, int | None, list[tuple[str, str]]]:
         """The question as `retrieve` and `ask` take it, its reading limit
         and the chapter the reader is in: courtesies off and an indirect
         question put directly ("Can you tell me who Marley is?": "Who is
         Marley?"; wording.py), a name typed without its accents written as
         the book does ("Leon": "Léon"), a possessive typed without its
-        apostrophe with one ("Scrooges nephew"), its names capitalised,
-        "tell me about Laurie" as "Who is Laurie?", "so far" a reading limit
-        (`limit_asked`), the chapter at `at` for "this chapter"."""
+        apostrophe with one ("Scrooges nephew"), slips of the keyboard in
+        its other words mended ("happend"; spelling.py, with the words so
+        read), its names capitalised, "tell me about Laurie" as "Who is
+        Laurie?", "so far" a reading limit (`limit_asked`), the chapter at
+        `at` for "this chapter"."""
         rarity = self.context.rarity
-        question = rarity.with_names_capitalised(rarity.with_apostrophes(rarity.spelled_as_written(
-            plainly_worded(question))))
+        question = rarity.with_apostrophes(rarity.spelled_as_written(plainly_worded(question)))
+        read_as = slips(question, rarity.frequency)
+        question = rarity.with_names_capitalised(respelled(question, read_as))
         question = who_is_asked(question, rarity.is_name, alone=False)
         question, until = self.limit_asked(question, until, at)
-        return question, until, self.chapter_at(at)
+        return question, until, self.chapter_at(at), read_as
 
     def limit_asked(self, question: str, until: int | None, at: int | None) -> tuple[str, int | None]:
         """The question and its reading limit: for one that asks what just
@@ -489,7 +496,7 @@ class AnswerSession:
         `focus`: the evidence alone, no model call."""
         cancel = cancel or CancelToken()
         started = time.perf_counter()
-        question, until, here = self.as_asked(question, until, at)
+        question, until, here, read_as = self.as_asked(question, until, at)
         follows = None if related else self.follows(question, after, until)
         question, after = self.asked_again(question, after, until)
         focus = self.checked_focus(focus)
@@ -505,6 +512,7 @@ class AnswerSession:
             plan = self.plan(question, planner, cancel, until, focus, within, after)
             planned = time.perf_counter()
             retrieval = self.evidence(plan, question, budget, until, focus, within, after, here=here, at=at)
+            retrieval.read_as = read_as
         # The evidence shown first is timed, not a retry's wider retrieval.
         retrieval_seconds = retrieval.seconds
         digest = self.digest(retrieval)
@@ -556,6 +564,7 @@ class AnswerSession:
                 retried = True
                 retrieval = self.evidence(plan, question, RETRY_BUDGET, until, focus, within, after, here=here,
                                           at=at)
+                retrieval.read_as = read_as
                 if on_retry is not None:
                     on_retry(retrieval)
                 first = generated

@@ -1,0 +1,100 @@
+"""Slips of the keyboard in a question's ordinary words: "wat happend to
+beth", "summarize chaper 3", "What does Jo look lik?". The kinds of
+question are told by such words ("happened to", "chapter 3", "look like"),
+and a word the book never uses finds nothing. A word in lower case that
+neither the book nor an English word list knows is read as the word one
+letter away from it that the book uses most ("happend": "happened",
+"lik": "like", "scroge": "scrooge"), or that questions ask with ("chaper":
+"chapter" in a book of staves); the answer says how it was read. A capitalised word is a
+name, and a slip in one is pointed out by absent.py ("did you mean
+Scrooge?"), not mended behind the reader's back."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from .named import GENERIC_WORDS
+
+# Chat spellings of question words that the word list has as words of their own ("wat" is a Dutch word in it).
+_CHAT = {"wat": "what", "wot": "what", "wht": "what", "abt": "about", "whn": "when", "wher": "where"}
+# The words a question opens with, as a capitalised first word's slip may be read.
+_OPENING_WORDS = {"what", "who", "whom", "whose", "where", "when", "why", "how", "which", "does", "did", "is", "was",
+                  "are", "were", "can", "could", "would", "will", "should", "has", "have", "had", "tell", "describe",
+                  "summarize", "summarise", "explain", "list", "name", "give", "show", "find", "quote"}
+# A word of the word list is a slip for one a letter away only where it is this rare there (uses in its
+# 1.6 billion words: "chian" 50, "fordo" 50, "foreshadowing" 137), and the other this many times as common
+# ("chain" 34,981).
+_SELDOM, _OFTENER = 100, 100
+# Words questions ask with, which a book need not use ("chapter" in A Christmas Carol, of five staves).
+_ASKING_WORDS = _OPENING_WORDS | GENERIC_WORDS | {"like", "look", "looks", "live", "lives", "mean", "means", "meaning",
+                                                 "mentioned", "named", "called", "character", "characters", "happen"}
+# A word typed in lower case (or opening the question with a capital), three letters or more, not part of a
+# possessive or a hyphenated word.
+_TYPED_WORD = re.compile(r"(?<![\w'\u2019-])[A-Za-z][a-z]{2,}(?![\w'\u2019-])")
+
+
+@functools.lru_cache(maxsize=1)
+def _word_list():
+    from spellchecker import SpellChecker  # pyspellchecker: an English word list by frequency, 0.1 s to load
+
+    return SpellChecker(language="en", distance=1)
+
+
+def slips(question: str, vocabulary) -> list[tuple[str, str]]:
+    """Each word of the question taken for a slip, with the word read in its
+    place, in the order typed. `vocabulary`: the book's words (lower case)
+    and how many passages hold each."""
+    found: list[tuple[str, str]] = []
+    typed = [match.group() for match in _TYPED_WORD.finditer(question)
+             if match.group().islower() or not question[:match.start()].strip(" \t\"'\u201c\u2018(")]
+    for word in dict.fromkeys(typed):
+        read = _read_as(word.lower(), vocabulary)
+        # A capitalised first word may be a name ("Scroge is who?"): absent.py offers the book's nearest.
+        if read is not None and (word.islower() or read in _OPENING_WORDS):
+            found.append((word, read.capitalize() if word[0].isupper() else read))
+    return found
+
+
+def _read_as(word: str, vocabulary) -> str | None:
+    """The word meant by one typed in lower case, or None where it is a word."""
+    if word in vocabulary:
+        return None
+    if word in _CHAT:
+        return _CHAT[word]
+    words = _word_list()
+    # Only words the book uses, or questions do: the word list's nearest to a name the book never uses is a
+    # word no more asked about ("frodo": "fordo"), and absent.py says the name is not in the book.
+    near = [other for other in words.edit_distance_1(word) if other in vocabulary or other in _ASKING_WORDS]
+    if word in words:  # "protagonist", "foreshadowing": words the book need not use; not "chian" for "chain"
+        seldom = words.word_frequency[word]
+        near = [other for other in near if seldom < _SELDOM and words.word_frequency[other] >= _OFTENER * seldom]
+    read = max(near, key=lambda other: (vocabulary.get(other, 0), other), default=None)
+    if read is None or _american(word) == _american(read):
+        return None  # "summarise", "colour": a word, spelled as in Britain (the word list is American)
+    return read
+
+
+_BRITISH = ((re.compile(r"is(e|es|ed|ing|ation|ations)$"), r"iz\1"), (re.compile(r"our"), "or"),
+            (re.compile(r"tre$"), "ter"), (re.compile(r"ll(ed|ing|er)$"), r"l\1"), (re.compile(r"ogue$"), "og"),
+            (re.compile(r"ence$"), "ense"))
+
+
+def _american(word: str) -> str:
+    for pattern, replacement in _BRITISH:
+        word = pattern.sub(replacement, word)
+    return word
+
+
+def respelled(question: str, found: list[tuple[str, str]]) -> str:
+    """The question with each slip replaced by the word read for it."""
+    for typed, read in found:
+        question = re.sub(rf"(?<![\w'\u2019-]){re.escape(typed)}(?![\w'\u2019-])", read, question)
+    return question
+
+
+def read_as_line(found: list[tuple[str, str]]) -> str | None:
+    """The one line an answer shows for the words read otherwise than typed."""
+    if not found:
+        return None
+    return "Read " + ", ".join(f"\u201c{typed}\u201d as \u201c{read}\u201d" for typed, read in found) + "."
