@@ -1604,6 +1604,36 @@ def test_a_follow_ups_glossed_pronoun_reads_as_the_name_for_the_kind_of_question
         RELATION
 
 
+def test_a_short_names_real_name_is_the_longer_form_the_book_writes_near_it(tmp_path):
+    from types import SimpleNamespace
+
+    from engine.answer.full_names import full_name
+    from engine.answer.vocabulary import Rarity
+    from engine.importer import parse_book
+
+    text = (ROOT / "tests" / "fixtures" / "three-chapters.txt").read_text()
+    text = text.replace("01 My Early Home\n", "01 My Early Home\n\nThe eldest was Roberta, and Bobbie was what they "
+                        "all called her. \"Come,\" said Roberta, and Bobbie ran to the gate. Tim came too; Mr. Timothy "
+                        "nodded to Tim, and Mr. Timothy went in.\n", 1)
+    text = text.replace("02 The Hunt\n", "02 The Hunt\n\nOn the shelf sat an old doll that everyone called Barbara, "
+                        "and Barbara had a blue dress.\n", 1)
+    text = text.replace("03 My Breaking In\n", "03 My Breaking In\n\nThen Bobbie waved, and Bobbie laughed.\n", 1)
+    (tmp_path / "names.txt").write_text(text)
+    book = parse_book(tmp_path / "names.txt")
+    rarity = Rarity([SimpleNamespace(id=str(n), text=paragraph) for n, paragraph in enumerate(text.split("\n\n"))])
+    # "What is Bobbie's real name?" had been "no other name beside Bobbie"; the doll Barbara (a form of Bobbie
+    # too, by the table of names) is never written near her.
+    name, stated, uses = full_name("What is Bobbie's real name?", book, rarity)
+    assert name == "Roberta" and stated.startswith(
+        "\u201cBobbie\u201d is a short form of \u201cRoberta\u201d (by a table of English names), a name Three "
+        "Chapters from Black Beauty also writes, twice, in Chapter 1")
+    assert [book.text[at:at + 7] for at in uses] == ["Roberta", "Roberta"]
+    assert full_name("What is Bobbie's full name?", book, rarity)[0] == "Roberta"
+    # A longer form written after a title is a surname: "Mr. Timothy" is no first name of Tim's.
+    assert full_name("What is Tim's real name?", book, rarity)[1].startswith(
+        "Three Chapters from Black Beauty writes no other name beside \u201cTim\u201d")
+
+
 def test_names_beside_a_name_are_told_from_titles_nouns_headings_and_chance_neighbours(tmp_path):
     from types import SimpleNamespace
 

@@ -13,12 +13,13 @@ from collections import Counter
 
 from .bookfacts import as_sentence
 from .counting import how_many_times, spread_over_chapters
+from .nearby import longer_forms
 from .people import DAYS, HONORIFIC_WORDS, NO_ONE, PLACE_WORDS, a_noun_or_a_place
 
 _FIRST, _LAST, _FULL = "first", "last", "full"
 _KINDS = {"first": _FIRST, "christian": _FIRST, "given": _FIRST, "full": _FULL, "whole": _FULL, "complete": _FULL,
-          "last": _LAST, "family": _LAST, "sur": _LAST}
-_KIND = r"(?P<kind>first|christian|given|full|whole|complete|last|family|sur)\s*name"
+          "real": _FULL, "proper": _FULL, "last": _LAST, "family": _LAST, "sur": _LAST}
+_KIND = r"(?P<kind>first|christian|given|full|whole|complete|real|proper|last|family|sur)\s*name"
 _ASKS = re.compile(
     rf"^\W*(?:what|which)(?:['\u2019]s|\s+(?:is|was))\s+(?:the\s+)?{_KIND}\s+of\s+(?P<who>.+?)"
     r"(?:\s+in\s+(?:the|this)\s+(?:book|novel|story))?\W*$"
@@ -40,6 +41,10 @@ _BESIDE_A_NAME_LOWER_SHARE = 0.25
 # Other forms of the name said beside the one most written, up to this many.
 _OTHERS_SAID = 2
 _NOUNS = {_FIRST: "first name", _LAST: "surname", _FULL: "full name"}
+# A longer first name written after a title or a name in more than this share of its uses is a surname.
+_SURNAME_SHARE = 0.5
+_AFTER_A_NAME = re.compile(r"[A-Z][a-z]*\.?[ \t]+\Z")
+_NEAR = 300  # characters either side: a paragraph's reach
 
 
 def full_name(question: str, book, rarity, until: int | None = None) -> tuple[str, str, list[int]] | None:
@@ -73,6 +78,14 @@ def full_name(question: str, book, rarity, until: int | None = None) -> tuple[st
         return None  # "Mrs. Scrooge", whom the book does not name: searched, and refused as not in the book
     whom = " ".join(titles + [written])
     read = " up to where you have read" if until is not None else ""
+    longer = _longer_form(written, book.text, rarity, start, end) if (
+        kind == _FULL and not titles and len(core) == 1) else None
+    if longer and not forms:  # "What is Bobbie's real name?": the book writes "Roberta" too
+        long_name, long_uses = longer
+        stated = (f"\u201c{written}\u201d is a short form of \u201c{long_name}\u201d (by a table of English names), "
+                  f"a name {book.title}{read} also writes, {how_many_times(len(long_uses))}, "
+                  f"{spread_over_chapters(book, long_uses)}; it writes no other name beside \u201c{written}\u201d")
+        return long_name, as_sentence(stated), long_uses
     if not forms:
         every = titled or [use.start() for use in uses]
         stated = (f"{book.title}{read} writes no other name beside \u201c{whom}\u201d "
@@ -94,7 +107,33 @@ def full_name(question: str, book, rarity, until: int | None = None) -> tuple[st
     name = ranked[0]
     found = sorted(at for form, uses_of in forms.items() if _within(form, name) for at in uses_of)  # evidence
     stated = _statement(book, forms, ranked, support[name], kind, noun, whom, written, read)
+    if longer:  # "Meg March" once, and "Margaret, the eldest of the four"
+        long_name, long_uses = longer
+        stated += (f"; \u201c{written}\u201d is also a short form of \u201c{long_name}\u201d (by a table of English "
+                   f"names), which it writes {how_many_times(len(long_uses))}")
+        found = sorted(found + long_uses[:1])
     return " ".join(name), as_sentence(stated), found
+
+
+def _longer_form(short: str, text: str, rarity, start: int, end: int) -> tuple[str, list[int]] | None:
+    """The longer first name a short one is a form of (the `nicknames`
+    table: "Bobbie" of "Roberta", "Beth" of "Elizabeth") that the text
+    writes as a first name, near the short one most often, and where; None
+    where it writes none so. Near: "Jo" is Josephine four times of four,
+    Joanna (a doll) twice of six. Written after a title or another name in
+    most of its uses, it is a surname ("Mr. Laurence"), not a first name."""
+    best, most_near = None, 0
+    short_written = re.compile(rf"\b{re.escape(short)}\b")
+    for longer in longer_forms(short):
+        if not rarity.is_name(longer):
+            continue
+        uses = [found.start() for found in re.finditer(rf"\b{re.escape(longer)}\b", text[:end])
+                if found.start() >= start]
+        after_a_name = sum(1 for at in uses if _AFTER_A_NAME.search(text, max(0, at - 24), at))
+        near = sum(1 for at in uses if short_written.search(text, max(0, at - _NEAR), at + _NEAR))
+        if near > most_near and after_a_name <= _SURNAME_SHARE * len(uses):
+            best, most_near = (longer, uses), near
+    return best
 
 
 def _forms_written(text: str, uses: list[re.Match], core: list[str], titles: list[str], written: str,

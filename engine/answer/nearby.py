@@ -106,6 +106,11 @@ def other_forms(name: str) -> list[str]:
     return sorted(other.capitalize() for other in namer.canonicals_of(name) | namer.nicknames_of(name))
 
 
+def longer_forms(name: str) -> list[str]:
+    """The longer first names a short one is a form of, capitalised: "Bobbie" -> "Barbara", "Roberta"."""
+    return sorted(other.capitalize() for other in _nick_namer().canonicals_of(name))
+
+
 def passages_telling(telling: Telling, context, names: list[str], searched: list[int | None] | None = None,
                      until: int | None = None) -> list[tuple[str, float]]:
     """The passages (of the sections `searched`, before `until`) where most

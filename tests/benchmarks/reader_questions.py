@@ -69,6 +69,8 @@ PROBES = [
     ("tarzan-of-the-apes", "names in full", "What is Clayton's first name?", r"first name is John"),
     ("a-study-in-scarlet", "names in full", "What is Watson's full name?", r"John H\. Watson"),
     ("the-prisoner-of-zenda", "names in full", "What is Rudolf's surname?", r"surname is Rassendyll"),
+    ("the-railway-children", "names in full", "What is Bobbie's real name?", r"short form of .Roberta"),
+    ("little-women", "names in full", "What is Jo's real name?", r"short form of .Josephine"),
     ("a-christmas-carol", "who is", "Who is Marley?", r"MARLEY was dead"),
     ("a-christmas-carol", "who is", "Who is the Ghost of Christmas Past?", r"I am the Ghost of Christmas Past"),
     ("tarzan-of-the-apes", "who is", "Who is Kerchak?", r"huge king ape"),
