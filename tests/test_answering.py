@@ -1104,6 +1104,10 @@ def test_a_name_typed_in_lower_case_or_by_itself_is_asked_about_as_if_typed_in_f
                          ("whos Marley?", "who is Marley?"), ("Where's Scrooge's house?", "Where is Scrooge's house?")):
         assert plainly_worded(typed) == plain, typed
     assert plainly_worded("Whose chain is it?") == "Whose chain is it?"
+    # Emoji had kept "Who is Marley 🙂" from being read as a who-is question.
+    assert plainly_worded("Who is Marley \U0001f642") == "Who is Marley"
+    assert plainly_worded("\U0001f47b who is Marley? \U0001f44d\U0001f3fd") == "who is Marley?"
+    assert plainly_worded("How much is \u00a35 worth?") == "How much is \u00a35 worth?"
     # "summary of ch 3" had got the whole book in outline.
     for typed, plain in (("summary of ch 3", "summary of chapter 3"), ("What happens in Ch. 12?",
                                                                       "What happens in Chapter 12?"),

@@ -8,6 +8,7 @@ that say "Marley" rather than where the book first names him."""
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _COURTESY = r"(?:please|pls|plz|thanks|thank\s+you|thx|cheers)"
 _LEADING = re.compile(rf"^\W*(?:{_COURTESY}|hi|hello|hey|ok(?:ay)?)\b[\s,;:!.-]*", re.I)
@@ -46,10 +47,10 @@ _LONGEST_NAME = 5
 
 
 def plainly_worded(question: str) -> str:
-    """The question without courtesies at its ends, its opening word's
-    contraction written out, "ch 3" as "chapter 3", and direct where it was
-    asked indirectly; as typed where nothing of it would be left."""
-    plain = _without_trailing_courtesy(_LEADING.sub("", question.strip()))
+    """The question without emoji or courtesies at its ends, its opening
+    word's contraction written out, "ch 3" as "chapter 3", and direct where
+    it was asked indirectly; as typed where nothing of it would be left."""
+    plain = _without_trailing_courtesy(_LEADING.sub("", _without_emoji(question).strip()))
     plain = _CONTRACTED.sub(_written_out, plain)
     plain = _CHAPTER_ABBREVIATED.sub(lambda found: "Chapter " if found["ch"][0].isupper() else "chapter ", plain)
     plain = _TOO_LONG.sub("tldr", plain)
@@ -102,3 +103,13 @@ def who_is_asked(question: str, is_name, alone: bool = True) -> str:
             word.lower() not in _BESIDE_A_NAME for word in words):
         return f"Who is {name}?"
     return question
+
+
+def _without_emoji(question: str) -> str:
+    """"Who is Marley 🙂": the question without its pictures (Unicode's "other
+    symbols", skin tones, joiners and variation selectors), which had kept it from
+    being read as the who-is question it is; currency and mathematical signs
+    stay."""
+    kept = "".join(" " if unicodedata.category(character) == "So" or character in "\u200d\ufe0f"
+                   or "\U0001f3fb" <= character <= "\U0001f3ff" else character for character in question)
+    return " ".join(kept.split()) if kept != question else question
