@@ -1638,6 +1638,41 @@ def test_a_short_names_real_name_is_the_longer_form_the_book_writes_near_it(tmp_
         "Three Chapters from Black Beauty writes no other name beside \u201cTim\u201d")
 
 
+def test_where_two_people_first_meet_is_the_first_passage_naming_both(tmp_path):
+    from engine.answer.meetings import MEETING, meeting_asked
+    from engine.store import Library
+
+    text = (ROOT / "tests" / "fixtures" / "three-chapters.txt").read_text()
+    text = text.replace("01 My Early Home\n", "01 My Early Home\n\nNell the miller's girl often came to the "
+                        "meadow with apples, and Nell sang as she walked.\n", 1)
+    text = text.replace("02 The Hunt\n", "02 The Hunt\n\nThe blacksmith, Mr. Tom Hobbs, kept the forge by the "
+                        "bridge, and Hobbs shod every horse in the parish.\n", 1)
+    text = text.replace("03 My Breaking In\n", "03 My Breaking In\n\nOne morning Nell stopped at the forge, and Mr. "
+                        "Hobbs lifted his hat to her; she laughed, and he laughed too.\n", 1)
+    (tmp_path / "meetings.txt").write_text(text)
+    library = Library(tmp_path / "home")
+    answering = AnswerSession(library, library.import_book(tmp_path / "meetings.txt").book_id,
+                              embedder=open_embedder(ModelSettings()))
+    answering.ensure_indexed()
+    is_name = answering.context.writes_as_name
+    for asked in ("When does Nell meet Tom Hobbs?", "Where do Nell and Hobbs first meet?",
+                  "How did Nell meet Mr. Hobbs for the first time?"):
+        assert meeting_asked(asked, is_name) is not None, asked
+    for not_asked in ("When does Nell meet Hobbs again?", "When does Nell meet the blacksmith?",
+                      "Why does Nell sing?"):
+        assert meeting_asked(not_asked, is_name) is None, not_asked
+    # Its words ("meet") are in no line of the book; the first passage naming both is where they meet.
+    found = answering.retrieve("When does Nell meet Tom Hobbs?", budget=4)
+    meeting = [node for node in found.passages if MEETING in found.parts[0].sources[node.id]]
+    assert len(meeting) == 1 and meeting[0].section == 3
+    lines = answering.digest(found)
+    assert any(line.text.startswith("One morning Nell stopped at the forge") for line in lines)
+    # Up to a reading limit before they meet: no such passage.
+    before = answering.context.book.sections[2].start
+    early = answering.retrieve("When does Nell meet Tom Hobbs?", budget=4, until=before)
+    assert not any(MEETING in sources for sources in early.parts[0].sources.values())
+
+
 def test_names_beside_a_name_are_told_from_titles_nouns_headings_and_chance_neighbours(tmp_path):
     from types import SimpleNamespace
 

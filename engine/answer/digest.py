@@ -30,6 +30,7 @@ import numpy as np
 
 from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, LENGTH, NAMES_WRITTEN, TITLE_PAGE_LABEL, title_page_span
 from .expected import AGE, NAME, RELATION, TELLING_KINDS, asked_kin, expected_answer, holds_answer
+from .meetings import MEETING, meeting_asked, names_both, names_the_one_met
 from .nearby import names_asked, near_names, other_names_written, tells_near
 from .narrator import SPEECH_VERBS, outside_dialogue, says_i
 from .overview import FIRST_PERSON, PEOPLE, PLACES, RECENT, THIRD_PERSON, asks_one_sentence
@@ -218,6 +219,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         chosen = _with_a_named_section(chosen, scored, retrieval.named)
         chosen = _with_the_introduction(chosen, scored, evidence, brought_in_as or asked_about)
         chosen = _with_the_last_mention(chosen, scored, evidence, asked_about)
+        chosen = _with_the_meeting(chosen, scored, evidence, meeting_asked(part.text, context.writes_as_name))
         # "Who says this?" about a selection: the plan's part is the selection, the question asks who spoke.
         who_said = _WHO_SAID.match(part.text) is not None or _WHO_SAID.match(retrieval.plan.question) is not None
         if retrieval.focus is not None and (len(retrieval.parts) == 1 or "(about \u201c" in part.text):
@@ -379,6 +381,21 @@ def _with_the_last_mention(chosen: list, scored: list, evidence, name: str | Non
     named = _names(name)
     line = max((pair for pair in scored if pair[1][5].id == last and named.search(pair[1][4])),
                key=lambda pair: pair[1][2], default=None)
+    if line is None or line in chosen:
+        return chosen
+    return (chosen if len(chosen) < _MAX_LINES else chosen[:-1]) + [line]
+
+
+def _with_the_meeting(chosen: list, scored: list, evidence, names: tuple[str, str] | None) -> list:
+    """The lines, with the first sentence naming both people in the passage
+    where the book first names them together ("When does Jo meet
+    Laurie?"), else its first naming the one met, in place of the weakest."""
+    together = next((node_id for node_id, sources in evidence.sources.items() if MEETING in sources), None)
+    if together is None or names is None:
+        return chosen
+    there = sorted((pair for pair in scored if pair[1][5].id == together), key=lambda pair: pair[1][2])
+    line = next((pair for pair in there if names_both(pair[1][4], names)), None) or next(
+        (pair for pair in there if names_the_one_met(pair[1][4], names)), None)
     if line is None or line in chosen:
         return chosen
     return (chosen if len(chosen) < _MAX_LINES else chosen[:-1]) + [line]

@@ -31,6 +31,7 @@ from ..index.store import SECTION_SUMMARY, Node
 from .ages import asks_age, passages_telling_age
 from .expected import TELLINGS
 from .followup import unglossed
+from .meetings import MEETING, first_together, meeting_asked
 from .nearby import names_asked, other_names_written, passages_telling
 from .people import HONORIFIC_WORDS, a_noun_or_a_place
 from .planning import (LOCAL, STOPWORDS, Plan, PlanPart, capitalised_as_a_name, content_words,
@@ -169,6 +170,10 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     farewell = _last_naming_entry(plan, context, until, searched)
     if farewell is not None:
         picks.take_turns([[farewell]], min(budget, len(chosen) + 1), MAX_PER_SECTION, mark=LAST_MENTION)
+    # "When does Jo meet Laurie?": the first passage naming both (meetings.py).
+    meeting = _meeting_entry(plan, context, until, searched)
+    if meeting is not None:
+        picks.take_turns([[meeting]], min(budget, len(chosen) + 1), MAX_PER_SECTION, mark=MEETING)
     # A question about one scene: the passage holding its words best has a
     # reserved slot, first. Where the embedder misses that passage, the
     # fusion buries it under passages both lists find (GutenQA Emma: hit@1
@@ -586,6 +591,14 @@ def _last_naming_entry(plan: Plan, context, until: int | None, searched):
         return None
     last = passage_naming(context, name, until, searched, last=True)
     return (last.id, last.section, ["phrase"]) if last is not None else None
+
+
+def _meeting_entry(plan: Plan, context, until: int | None, searched):
+    """For a question asking where two people first meet, the first passage
+    naming both (meetings.py): (node id, section, sources); else None."""
+    names = meeting_asked(plan.question, context.writes_as_name)
+    together = first_together(context, names, until, searched) if names else None
+    return (together.id, together.section, ["phrase"]) if together is not None else None
 
 
 def passage_naming(context, name: str, until: int | None, searched, last: bool = False) -> Node | None:

@@ -2,7 +2,7 @@
 """Questions readers type about someone or something in a book, of the
 kinds the engine answers by kind (who someone is, looks, callings, homes,
 meanings of names, names in full, kin, who said a line, counts, first and
-last lines), some as typed in a hurry ("whats stapletons job"), each with
+last lines, first meetings), some as typed in a hurry ("whats stapletons job"), each with
 what its answer must quote.
 
     CHAPTERHOUSE_HOME=DIR python tests/benchmarks/reader_questions.py [--misses]
@@ -100,6 +100,10 @@ PROBES = [
     ("a-christmas-carol", "first and last lines", "What is the first line of stave 3?", r"^AWAKING in the middle"),
     ("the-adventures-of-sherlock-holmes", "who tells it", "What style of narrative is used in the story?",
      r"\bI\b"),
+    ("little-women", "first meetings", "When does Jo meet Laurie?", r"Don.t you like to dance, Miss Jo"),
+    ("a-study-in-scarlet", "first meetings", "How does Watson meet Holmes?", r"said Stamford, introducing us"),
+    ("the-sign-of-the-four", "first meetings", "When does Watson first meet Miss Morstan?",
+     r"Miss Morstan entered the room"),
     # As typed in a hurry: lower case, no apostrophes, a name alone.
     ("a-christmas-carol", "typed in a hurry", "whats bob cratchits job", r"\bclerk\b"),
     ("a-christmas-carol", "typed in a hurry", "who is the ghost of christmas past", r"I am the Ghost of Christmas Past"),
