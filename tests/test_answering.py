@@ -1117,6 +1117,24 @@ def test_a_name_typed_in_lower_case_or_by_itself_is_asked_about_as_if_typed_in_f
     for kept in ("Which church is it?", "Why does Scrooge chuckle?", "What is chapter 3 called?"):
         assert plainly_worded(kept) == kept, kept
     assert stave_one.retrieve("tl;dr").overview == "outline"
+    # The book's title after "in" is the book: its capitals had read as a name of its own.
+    from engine.answer.wording import with_the_book_for_its_title
+
+    for typed, title, plain in (
+            ("What happens in Little Women?", "Little Women", "What happens in the book?"),
+            ("Name the major theme used in The Adventures of Sherlock Holmes?", "The Adventures of Sherlock Holmes",
+             "Name the major theme used in the book?"),
+            ("Who is the heroine of little women", "Little Women", "Who is the heroine of the book"),
+            ("What is the moral of A Christmas Carol?", "A Christmas Carol: A Ghost Story of Christmas",
+             "What is the moral of the book?")):
+        assert with_the_book_for_its_title(typed, title) == plain, typed
+    for kept in ("Who wrote Little Women?", "Why is it called Little Women?", "What does Little Women mean?"):
+        assert with_the_book_for_its_title(kept, "Little Women") == kept, kept
+    title = stave_one.context.book.title
+    assert stave_one.retrieve(f"What happens in {title}?").overview == "outline"
+    # A theme or a moral is the book's as a whole: its outline, not lines holding "theme".
+    for asked in ("What is the theme of the book?", "What is the moral of the story?", "What are the major themes?"):
+        assert stave_one.retrieve(asked).overview == "outline", asked
     rarity = stave_one.context.rarity
     # Names are told by their capitals: "what is scrooge's job" had searched for a job, not Scrooge's.
     assert rarity.with_names_capitalised("what is scrooge's job? where was marley") == (

@@ -43,7 +43,9 @@ _WHOLE_BOOK = {"book", "novel", "story", "tale", "whole", "entire", "overall", "
                "style", "narrative", "written", "used", "voice",  # "What style of narrative is used in the story?"
                # "Where did the majority of the story occur?", "Where does most of the action happen?"
                "occur", "occurs", "occurred", "majority", "most", "mostly", "action", "located", "tldr",
-               "protagonist", "protagonists", "hero", "heroine", "central", "lead", "leading"}  # "Who is the hero?"
+               "protagonist", "protagonists", "hero", "heroine", "central", "lead", "leading",  # "Who is the hero?"
+               # "What is the theme of the book?", "What is the moral of the story?": the book as a whole
+               "theme", "themes", "moral", "morals", "message", "lesson", "lessons", "major"}
 _TEXT_UNITS = r"(?:lines?|sentences?|words?|paragraphs?|pages?)"
 _ENDING = re.compile(rf"\b(?:end|ends|ending|ended|finish|finishes|conclude|concludes|conclusion"
                      rf"|(?:last|final|closing)\s+{_TEXT_UNITS})\b", re.I)

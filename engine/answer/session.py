@@ -30,7 +30,7 @@ from .related import RELATED_BUDGET, RELATED_QUESTION, related_plan
 from .retrieval import Features, PartEvidence, Retrieval, cut_at, retrieve
 from .selection import about_question, focus_record, within_question, within_record
 from .spelling import respelled, slips
-from .wording import plainly_worded, who_is_asked
+from .wording import plainly_worded, who_is_asked, with_the_book_for_its_title
 
 
 # A question with a quoted paragraph in it fits; a pasted chapter does not: it
@@ -309,7 +309,8 @@ class AnswerSession:
         """The question as `retrieve` and `ask` take it, its reading limit
         and the chapter the reader is in: courtesies off and an indirect
         question put directly ("Can you tell me who Marley is?": "Who is
-        Marley?"; wording.py), a name typed without its accents written as
+        Marley?"; wording.py), the book's title after "in" as "the book"
+        ("What happens in Little Women?"), a name typed without its accents written as
         the book does ("Leon": "Léon"), a possessive typed without its
         apostrophe with one ("Scrooges nephew"), slips of the keyboard in
         its other words mended ("happend"; spelling.py, with the words so
@@ -317,7 +318,8 @@ class AnswerSession:
         Laurie?", "so far" a reading limit (`limit_asked`), the chapter at
         `at` for "this chapter"."""
         rarity = self.context.rarity
-        question = rarity.with_apostrophes(rarity.spelled_as_written(plainly_worded(question)))
+        question = with_the_book_for_its_title(plainly_worded(question), self.context.book.title)
+        question = rarity.with_apostrophes(rarity.spelled_as_written(question))
         read_as = slips(question, rarity.frequency)
         question = rarity.with_names_capitalised(respelled(question, read_as))
         question = who_is_asked(question, rarity.is_name, alone=False)

@@ -82,6 +82,28 @@ def _without_trailing_courtesy(question: str) -> str:
     return head + ("?" if found["before"] == "?" or found["mark"] else "")
 
 
+# What a question asks of the book as a whole, before "of" and its title: "the theme of Little Women".
+_OF_THE_BOOK = (r"theme|themes|moral|message|lesson|lessons|plot|summary|setting|narrator|hero|heroine|protagonist"
+                r"|protagonists|ending|beginning|end|start|opening|characters|chapters")
+
+
+def with_the_book_for_its_title(question: str, title: str) -> str:
+    """ "What happens in Little Women?", "Name the major theme used in The
+    Adventures of Sherlock Holmes", "Who is the heroine of Persuasion?": the
+    book's title after "in", or after "of" and what is asked of a book, as
+    "the book", so the question is the whole-book question it is (the
+    title's capitals had read as a name of its own). "Who is Tarzan of the
+    Apes?" and "Why is it called Persuasion?" keep it."""
+    titles = sorted({part.strip() for part in (title, title.split(":")[0]) if part and part.strip()},
+                    key=len, reverse=True)
+    for name in titles:
+        written = r"\s+".join(map(re.escape, name.split()))
+        question = re.sub(rf"\b(in|throughout)\s+{written}(?![\w'\u2019])", r"\1 the book", question, flags=re.I)
+        question = re.sub(rf"\b({_OF_THE_BOOK})\s+of\s+{written}(?![\w'\u2019])", r"\1 of the book", question,
+                          flags=re.I)
+    return question
+
+
 def _written_out(found: re.Match) -> str:
     following = found["next"].lower()
     verb = "has" if following in _PARTICIPLES or (following.endswith("ed") and following != "need") else "is"
