@@ -384,6 +384,10 @@ def test_the_chapters_a_question_names_are_found_by_their_numbers(tmp_path):
     assert sections_named_in("Summarise staves 2-4 briefly", carol) == ([2, 3, 4], True)
     assert sections_named_in("Give me a recap of stave 3", carol) == ([3], True)  # "give" had been a subject
     assert sections_named_in("What happens in the last stave?", carol) == ([5], True)
+    # A run from either end: "the first three chapters" had got the whole book's outline.
+    assert sections_named_in("Give me a summary of the first three chapters", carol) == ([1, 2, 3], True)
+    assert sections_named_in("Summarize the last 2 staves", carol) == ([4, 5], True)
+    assert sections_named_in("What was the last thing that happened in stave 2?", carol) == ([2], True)
     assert sections_named_in("What does the first chapter tell us about Scrooge?", carol) == ([1], False)
     assert sections_named_in("How does the storm in stave 3 foreshadow the ending?", carol) == ([3], False)
     assert sections_named_in("Who is Marley?", carol) == ([], False)
@@ -1132,9 +1136,9 @@ def test_a_name_typed_in_lower_case_or_by_itself_is_asked_about_as_if_typed_in_f
         assert with_the_book_for_its_title(kept, "Little Women") == kept, kept
     title = stave_one.context.book.title
     assert stave_one.retrieve(f"What happens in {title}?").overview == "outline"
-    # A theme or a moral is the book's as a whole: its outline, not lines holding "theme".
-    for asked in ("What is the theme of the book?", "What is the moral of the story?", "What are the major themes?"):
-        assert stave_one.retrieve(asked).overview == "outline", asked
+    # "the final scene", "the last thing that happened in chapter 2": how it ends.
+    assert stave_one.retrieve("What is the final scene of the book?").overview == "ending"
+    assert stave_one.retrieve("What was the last thing that happened in the stave?").overview == "ending"
     rarity = stave_one.context.rarity
     # Names are told by their capitals: "what is scrooge's job" had searched for a job, not Scrooge's.
     assert rarity.with_names_capitalised("what is scrooge's job? where was marley") == (

@@ -38,6 +38,9 @@ _RELATIVE = re.compile(
 # "the last chapter", "the third stave", "the 3rd chapter", "the opening chapter"
 _POSITIONED = re.compile(rf"\bthe\s+(first|opening|last|final|closing|\d+(?:st|nd|rd|th)|{WORD_NUMBER_PATTERN})"
                          rf"\s+({_KINDS})\b", re.IGNORECASE)
+# "the first three chapters", "the last 2 staves": a run of them from either end.
+_SPANNED = re.compile(rf"\bthe\s+(first|opening|last|final|closing)\s+(\d+|{WORD_NUMBER_PATTERN})\s+({_KINDS})s?\b",
+                      re.IGNORECASE)
 # Words that ask what a chapter holds rather than about a subject of their own.
 GENERIC_WORDS = {"summarize", "summarise", "summary", "summaries", "recap", "happen", "happens", "happened",
                  "happening", "events", "event", "plot", "going", "describe", "description", "overview", "outline",
@@ -52,7 +55,9 @@ GENERIC_WORDS = {"summarize", "summarise", "summary", "summaries", "recap", "hap
                  "ended", "finish", "finishes", "conclude", "concludes", "conclusion",
                  # "the first line", "the last words", "quote the opening paragraph": its text, not a subject
                  "line", "lines", "sentence", "sentences", "paragraph", "paragraphs", "words", "page", "pages",
-                 "quote", "verbatim", "exact", "exactly"}
+                 "quote", "verbatim", "exact", "exactly",
+                 # "What was the last thing that happened in chapter 2?"
+                 "thing", "things", "scene", "scenes"}
 
 
 # "What has happened so far?", "no spoilers": only what the reader has read.
@@ -81,13 +86,13 @@ def without_chapter_references(question: str) -> str:
     """The question without the chapters it names by number, place or where
     the reader is ("What is chapter 5 called?": "What is called?")."""
     question = _plain_quotes(question)
-    return _POSITIONED.sub(" ", _NUMBERED.sub(" ", _RELATIVE.sub(" ", question)))
+    return _POSITIONED.sub(" ", _NUMBERED.sub(" ", _SPANNED.sub(" ", _RELATIVE.sub(" ", question))))
 
 
 def chapter_reference(text: str) -> re.Match | None:
     """Where the text first names a chapter by its number or place ("chapter 5", "the last stave")."""
     text = _plain_quotes(text)
-    found = [match for match in (_NUMBERED.search(text), _POSITIONED.search(text)) if match]
+    found = [match for match in (_SPANNED.search(text), _NUMBERED.search(text), _POSITIONED.search(text)) if match]
     return min(found, key=lambda match: match.start()) if found else None
 
 
@@ -122,6 +127,11 @@ def sections_named_in(question: str, book, titles: "ChapterTitles | None" = None
     found = set(_by_numbers(book, wanted)) if wanted else set()
     found |= titled | from_here
     numbered = [s for s in book.sections if s.number is not None] or list(book.sections)
+    for end, count, _kind in _SPANNED.findall(question):
+        run = parse_number(count) or 0
+        found |= {section.ordinal for section in (numbered[:run] if end.lower() in ("first", "opening")
+                                                  else numbered[-run:] if run else [])}
+    question = _SPANNED.sub(" ", question)
     for place, kind in _POSITIONED.findall(question):
         place = place.lower()
         if kind.lower() in _CONTAINERS and book.parts:  # "the first part": its chapters, not the first chapter

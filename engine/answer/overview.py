@@ -44,11 +44,10 @@ _WHOLE_BOOK = {"book", "novel", "story", "tale", "whole", "entire", "overall", "
                # "Where did the majority of the story occur?", "Where does most of the action happen?"
                "occur", "occurs", "occurred", "majority", "most", "mostly", "action", "located", "tldr",
                "protagonist", "protagonists", "hero", "heroine", "central", "lead", "leading",  # "Who is the hero?"
-               # "What is the theme of the book?", "What is the moral of the story?": the book as a whole
-               "theme", "themes", "moral", "morals", "message", "lesson", "lessons", "major"}
+               "last", "final", "closing", "first"}  # "What is the final scene of the book?"
 _TEXT_UNITS = r"(?:lines?|sentences?|words?|paragraphs?|pages?)"
 _ENDING = re.compile(rf"\b(?:end|ends|ending|ended|finish|finishes|conclude|concludes|conclusion"
-                     rf"|(?:last|final|closing)\s+{_TEXT_UNITS})\b", re.I)
+                     rf"|(?:last|final|closing)\s+(?:{_TEXT_UNITS}|things?|events?|scenes?|moments?))\b", re.I)
 _OPENING = re.compile(rf"\b(?:begin|begins|beginning|start|starts|opening|opens|first\s+{_TEXT_UNITS})\b", re.I)
 # "What is the last sentence of the book?", "its first line": one sentence asked for, not its last few.
 _ONE_SENTENCE = re.compile(r"\b(?:first|last|final|closing|opening)\s+(?:line|sentence)\b", re.I)

@@ -15,14 +15,14 @@ from ..llm.types import CancelToken
 from .bookfacts import CONTENTS, COUNT, LENGTH, NAMES_WRITTEN, book_fact
 from .context import BookContext
 from .counting import chapters_naming, how_often, years_named
-from .planning import Plan, code_plan, model_plan
+from .planning import STOPWORDS, Plan, code_plan, model_plan
 from .absent import names_not_in_book, nothing_to_answer
 from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing, answer_rules, generate_answer, \
     not_found, resolve_citations
 from .digest import DigestLine, evidence_digest
 from .followup import Earlier, as_earlier, asked_again_of, follow_up_question, follows_record, unglossed
 from .full_names import full_name
-from .named import asks_only_what_was_read, chapter_not_in_book, no_chapter_from_here, parts_named_in, \
+from .named import GENERIC_WORDS, asks_only_what_was_read, chapter_not_in_book, no_chapter_from_here, parts_named_in, \
     without_asking_so_far
 from .overview import ENDING, asks_about_the_chapters, asks_about_the_whole_book, asks_what_just_happened, \
     overview, overview_kind
@@ -321,7 +321,7 @@ class AnswerSession:
         question = with_the_book_for_its_title(plainly_worded(question), self.context.book.title)
         question = rarity.with_apostrophes(rarity.spelled_as_written(question))
         read_as = slips(question, rarity.frequency)
-        question = rarity.with_names_capitalised(respelled(question, read_as))
+        question = rarity.with_names_capitalised(respelled(question, read_as), GENERIC_WORDS | STOPWORDS)
         question = who_is_asked(question, rarity.is_name, alone=False)
         question, until = self.limit_asked(question, until, at)
         return question, until, self.chapter_at(at), read_as

@@ -143,14 +143,17 @@ class Rarity:
             return form.lower() if typed.islower() else form
         return WORD.sub(as_the_book_writes, text) if self.accented else text
 
-    def with_names_capitalised(self, text: str) -> str:
+    def with_names_capitalised(self, text: str, words_of_asking: frozenset[str] | set[str] = frozenset()) -> str:
         """The text with each word typed in lower case that the book writes
         as a name capitalised ("what is scrooge's job" -> "what is
-        Scrooge's job"): a question's names are told by their capitals."""
+        Scrooge's job"): a question's names are told by their capitals. Not
+        `words_of_asking` ("stave", "chapter": a book's headings capitalise
+        them, and a capital in a question is a subject of its own)."""
         def capitalised(found: re.Match) -> str:
             typed = found.group()
-            return typed[:1].upper() + typed[1:] if typed.islower() and self.is_name(without_possessive(typed)) \
-                else typed
+            bare = without_possessive(typed)
+            return typed[:1].upper() + typed[1:] if (typed.islower() and bare not in words_of_asking
+                                                     and self.is_name(bare)) else typed
         return WORD.sub(capitalised, text)
 
     def with_apostrophes(self, text: str) -> str:
