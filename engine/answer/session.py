@@ -310,8 +310,8 @@ class AnswerSession:
         and the chapter the reader is in: courtesies off and an indirect
         question put directly ("Can you tell me who Marley is?": "Who is
         Marley?"; wording.py), the book's title after "in" as "the book"
-        ("What happens in Little Women?"), a name typed without its accents written as
-        the book does ("Leon": "Léon"), a possessive typed without its
+        ("What happens in Little Women?"), a name typed without its accents
+        written as the book does ("Leon": "Léon"), a possessive typed without its
         apostrophe with one ("Scrooges nephew"), slips of the keyboard in
         its other words mended ("happend"; spelling.py, with the words so
         read), its names capitalised, "tell me about Laurie" as "Who is

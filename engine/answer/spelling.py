@@ -5,9 +5,9 @@ and a word the book never uses finds nothing. A word in lower case that
 neither the book nor an English word list knows is read as the word one
 letter away from it that the book uses most ("happend": "happened",
 "lik": "like", "scroge": "scrooge"), or that questions ask with ("chaper":
-"chapter" in a book of staves); the answer says how it was read. A capitalised word is a
-name, and a slip in one is pointed out by absent.py ("did you mean
-Scrooge?"), not mended behind the reader's back."""
+"chapter" in a book of staves); the answer says how it was read. A
+capitalised word is a name, and a slip in one is pointed out by absent.py
+("did you mean Scrooge?"), not mended behind the reader's back."""
 
 from __future__ import annotations
 

@@ -3,7 +3,10 @@
 tell me who Marley is?": "Who is Marley?"). Left on, "who is marley
 thanks" asked who "marley thanks" is, and the answer said the book never
 names them; "who Marley is" was no who-is question, so it quoted lines
-that say "Marley" rather than where the book first names him."""
+that say "Marley" rather than where the book first names him. So too as
+typed in a hurry: emoji off, "whats" written out, "ch 3" as "chapter 3", a
+name alone or "tell me about" one as "Who is ...?", the book's title as
+"the book" ("What happens in Little Women?")."""
 
 from __future__ import annotations
 
@@ -105,6 +108,7 @@ def with_the_book_for_its_title(question: str, title: str) -> str:
 
 
 def _written_out(found: re.Match) -> str:
+    """ "whats" as "what is"; "what's happened" as "what has happened"."""
     following = found["next"].lower()
     verb = "has" if following in _PARTICIPLES or (following.endswith("ed") and following != "need") else "is"
     return f"{found['lead']}{found['wh']} {verb}"
@@ -128,10 +132,10 @@ def who_is_asked(question: str, is_name, alone: bool = True) -> str:
 
 
 def _without_emoji(question: str) -> str:
-    """"Who is Marley 🙂": the question without its pictures (Unicode's "other
-    symbols", skin tones, joiners and variation selectors), which had kept it from
-    being read as the who-is question it is; currency and mathematical signs
-    stay."""
+    """ "Who is Marley 🙂": the question without its pictures (Unicode's
+    "other symbols", skin tones, joiners and variation selectors), which had
+    kept it from being read as the who-is question it is; currency and
+    mathematical signs stay."""
     kept = "".join(" " if unicodedata.category(character) == "So" or character in "\u200d\ufe0f"
                    or "\U0001f3fb" <= character <= "\U0001f3ff" else character for character in question)
     return " ".join(kept.split()) if kept != question else question
