@@ -36,7 +36,6 @@ from PySide6.QtWidgets import (
 )
 
 from engine.answer.absent import absent_line, nothing_to_answer, respelled
-from engine.answer.spelling import read_as_line
 from engine.answer.bookfacts import FACT_SOURCES
 from engine.answer.digest import quoted
 from engine.answer.followup import earlier_of, earlier_question, leans_on_earlier
@@ -45,6 +44,7 @@ from engine.answer.overview import RECENT, overview_evidence
 from engine.answer.related import RELATED_BUDGET, RELATED_QUESTION
 from engine.answer.selection import (focus_record, part_heading, sections_label, sections_named, shown_text,
                                      within_record)
+from engine.answer.spelling import read_as_line
 from engine.answer.support import CITATION_MARKER, marker_ids
 from engine.durations import duration_text
 from engine.store.journal import HistoryEntry, entry_markdown, entry_tags

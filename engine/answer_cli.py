@@ -293,9 +293,9 @@ DRAFT_RESTATED = "[this draft only restates the question, so the app does not sh
 def run_ask(args) -> int:
     from .answer.absent import absent_line, nothing_to_answer
     from .answer.bookfacts import FACT_SOURCES
-    from .answer.spelling import read_as_line
     from .answer.digest import digest_markdown, quoted
     from .answer.session import check_question
+    from .answer.spelling import read_as_line
     from .llm.types import CancelToken
     import signal
 

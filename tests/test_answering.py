@@ -1139,6 +1139,9 @@ def test_a_name_typed_in_lower_case_or_by_itself_is_asked_about_as_if_typed_in_f
     # "the final scene", "the last thing that happened in chapter 2": how it ends.
     assert stave_one.retrieve("What is the final scene of the book?").overview == "ending"
     assert stave_one.retrieve("What was the last thing that happened in the stave?").overview == "ending"
+    assert stave_one.retrieve("What happens last?").overview == "ending"
+    assert stave_one.retrieve("Who appears first?").overview == stave_one.retrieve(
+        "What is the first scene?").overview == "opening"
     rarity = stave_one.context.rarity
     # Names are told by their capitals: "what is scrooge's job" had searched for a job, not Scrooge's.
     assert rarity.with_names_capitalised("what is scrooge's job? where was marley") == (

@@ -46,9 +46,12 @@ _WHOLE_BOOK = {"book", "novel", "story", "tale", "whole", "entire", "overall", "
                "protagonist", "protagonists", "hero", "heroine", "central", "lead", "leading",  # "Who is the hero?"
                "last", "final", "closing", "first"}  # "What is the final scene of the book?"
 _TEXT_UNITS = r"(?:lines?|sentences?|words?|paragraphs?|pages?)"
+# "the final scene", "the last thing", "What happens last?"; "the first scene", "Who appears first?"
+_MOMENTS = rf"(?:{_TEXT_UNITS}|things?|events?|scenes?|moments?)"
 _ENDING = re.compile(rf"\b(?:end|ends|ending|ended|finish|finishes|conclude|concludes|conclusion"
-                     rf"|(?:last|final|closing)\s+(?:{_TEXT_UNITS}|things?|events?|scenes?|moments?))\b", re.I)
-_OPENING = re.compile(rf"\b(?:begin|begins|beginning|start|starts|opening|opens|first\s+{_TEXT_UNITS})\b", re.I)
+                     rf"|(?:last|final|closing)\s+{_MOMENTS})\b|\b(?:last|finally)\W*$", re.I)
+_OPENING = re.compile(rf"\b(?:begin|begins|beginning|start|starts|opening|opens|first\s+{_MOMENTS})\b"
+                      r"|\bfirst\W*$", re.I)
 # "What is the last sentence of the book?", "its first line": one sentence asked for, not its last few.
 _ONE_SENTENCE = re.compile(r"\b(?:first|last|final|closing|opening)\s+(?:line|sentence)\b", re.I)
 
@@ -57,8 +60,8 @@ def asks_one_sentence(question: str) -> bool:
     return _ONE_SENTENCE.search(question) is not None
 
 
-_PEOPLE = re.compile(r"\b(?:characters?|people|persons|cast|protagonists?|hero|heroine)\b|^\W*who(?:'s|\s+is|\s+are)\s+in\b"
-                     r"|^\W*who(?:['\u2019]s|\s+is)\s+who\b", re.I)
+_PEOPLE = re.compile(r"\b(?:characters?|people|persons|cast|protagonists?|hero|heroine)\b"
+                     r"|^\W*who(?:'s|\s+is|\s+are)\s+in\b|^\W*who(?:['\u2019]s|\s+is)\s+who\b", re.I)
 _WHEN = re.compile(r"^\W*when\b", re.I)
 _PLACES = re.compile(r"\b(?:set|setting|settings|take\s+place|takes\s+place|places|locations?)\b|^\W*where\b", re.I)
 _NARRATOR = re.compile(r"\bnarrat(?:or|ors|es|ed|ing|ion|ive)\b|\bwho\s+(?:tells|is\s+telling|told)\b"
