@@ -1083,16 +1083,20 @@ def test_a_possessive_typed_without_its_apostrophe_is_read_with_one(stave_one):
     # scrooges clerk" answered nothing at all.
     assert rarity.with_apostrophes("Who is Scrooges nephew? who is marleys partner") == (
         "Who is Scrooge's nephew? who is marley's partner")
-    # Words the book writes as they are typed, and plurals of words that are no names, are left alone.
+    # Words the book writes as they are typed, and plurals of words that are no names, are left alone; so are
+    # words of the English word list ("readers"), and small words ("his" had been "hi's").
     assert rarity.with_apostrophes("Why do the ghosts wail? What is Scrooge's clerk called? Is he bless") == (
         "Why do the ghosts wail? What is Scrooge's clerk called? Is he bless")
+    assert rarity.with_apostrophes("Do readers like his chains? Was his partner kind?") == (
+        "Do readers like his chains? Was his partner kind?")
     # A book printed with curly apostrophes ("Laurie’s") is counted without them: "lauries" is still hers.
     from engine.answer.vocabulary import Rarity
 
     curly = Rarity([Node(id=f"p{number}", level=1, kind="passage", section=1, seq=number, text=text) for number, text in
                     enumerate(("Laurie’s grandfather took him home.", "They saw Laurie at the gate.",
-                               "Then Laurie laughed."))])
+                               "Then Laurie laughed.", "Old Hi waved to them, and Hi laughed."))])
     assert curly.with_apostrophes("who is lauries grandfather") == "who is laurie's grandfather"
+    assert curly.with_apostrophes("who is his father") == "who is his father"  # it had been "Hi's"
     for typed in ("Who is Scrooges nephew?", "who is scrooges nephew"):
         found = stave_one.retrieve(typed, budget=6)
         assert found.absent == [], typed
@@ -1108,6 +1112,7 @@ def test_a_name_typed_in_lower_case_or_by_itself_is_asked_about_as_if_typed_in_f
                          ("whos Marley?", "who is Marley?"), ("Where's Scrooge's house?", "Where is Scrooge's house?")):
         assert plainly_worded(typed) == plain, typed
     assert plainly_worded("Whose chain is it?") == "Whose chain is it?"
+    assert plainly_worded("Who's viewpoint is it told from?") == "Who's viewpoint is it told from?"  # "whose"
     # Emoji had kept "Who is Marley 🙂" from being read as a who-is question.
     assert plainly_worded("Who is Marley \U0001f642") == "Who is Marley"
     assert plainly_worded("\U0001f47b who is Marley? \U0001f44d\U0001f3fd") == "who is Marley?"
@@ -1147,6 +1152,8 @@ def test_a_name_typed_in_lower_case_or_by_itself_is_asked_about_as_if_typed_in_f
     assert rarity.with_names_capitalised("what is scrooge's job? where was marley") == (
         "what is Scrooge's job? where was Marley")
     assert rarity.with_names_capitalised("why is the chain long") == "why is the chain long"
+    # A question that capitalises its names itself is taken as typed.
+    assert rarity.with_names_capitalised("Why does Marley visit scrooge?") == "Why does Marley visit scrooge?"
     # A name alone, or "tell me about" one, asks who that is; not the book's other words, nor a chapter.
     for typed in ("marley", "Marley?", "tell me about marley", "Tell me more about Jacob Marley."):
         assert who_is_asked(typed, rarity.is_name).lower().startswith("who is "), typed
@@ -1175,7 +1182,7 @@ def test_a_slip_of_the_keyboard_is_read_as_the_word_meant_and_said_so(stave_one)
     # Words, though the book never uses them, British spellings, names and a capitalised first word that may be
     # one ("Scroge": absent.py offers the book's nearest name) are left as typed.
     for kept in ("Who is the protagonist?", "What is foreshadowing?", "Summarise the colour of the chain",
-                 "Scroge is who?", "who is frodo", "Why is Marley's ghost here?"):
+                 "Scroge is who?", "who is frodo", "Why is Marley's ghost here?", "What do his asides say?"):
         assert slips(kept, vocabulary) == [], kept
     typed = stave_one.retrieve("Wat is the chian Marley wears made of?", budget=12)
     assert typed.read_as == [("Wat", "What"), ("chian", "chain")]

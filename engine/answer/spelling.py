@@ -63,6 +63,8 @@ def _read_as(word: str, vocabulary) -> str | None:
     if word in _CHAT:
         return _CHAT[word]
     words = _word_list()
+    if _inflected(word, words):  # "asides": a word of the list with an ending, not a slip for "aside"
+        return None
     # Only words the book uses, or questions do: the word list's nearest to a name the book never uses is a
     # word no more asked about ("frodo": "fordo"), and absent.py says the name is not in the book.
     near = [other for other in words.edit_distance_1(word) if other in vocabulary or other in _ASKING_WORDS]
@@ -73,6 +75,21 @@ def _read_as(word: str, vocabulary) -> str | None:
     if read is None or _american(word) == _american(read):
         return None  # "summarise", "colour": a word, spelled as in Britain (the word list is American)
     return read
+
+
+_ENDINGS = ("s", "es", "ed", "ing")
+
+
+def _inflected(word: str, words) -> bool:
+    """Whether the word is one of the list's with an ending ("asides", "chronicles")."""
+    return any(word.endswith(ending) and len(word) - len(ending) >= 3 and word[:-len(ending)] in words
+               for ending in _ENDINGS)
+
+
+def in_the_word_list(word: str) -> bool:
+    """Whether the English word list has the word (lower case) as it is: "chronicles", "readers", not
+    "lauries" (the list has names too: "laurie")."""
+    return word in _word_list()
 
 
 _BRITISH = ((re.compile(r"is(e|es|ed|ing|ation|ations)$"), r"iz\1"), (re.compile(r"our"), "or"),

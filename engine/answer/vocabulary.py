@@ -12,7 +12,8 @@ import unicodedata
 from collections import Counter
 
 from ..index.store import Node
-from .planning import LETTER, stem
+from .planning import LETTER, STOPWORDS, stem
+from .spelling import in_the_word_list
 
 # A word as the book's vocabulary counts it: two letters or more (accented
 # ones too: "Léon", "Thénardier"), with its apostrophes and hyphens.
@@ -144,11 +145,17 @@ class Rarity:
         return WORD.sub(as_the_book_writes, text) if self.accented else text
 
     def with_names_capitalised(self, text: str, words_of_asking: frozenset[str] | set[str] = frozenset()) -> str:
-        """The text with each word typed in lower case that the book writes
-        as a name capitalised ("what is scrooge's job" -> "what is
-        Scrooge's job"): a question's names are told by their capitals. Not
-        `words_of_asking` ("stave", "chapter": a book's headings capitalise
-        them, and a capital in a question is a subject of its own)."""
+        """The text, typed with no name capitalised, with each word the
+        book writes as a name capitalised ("what is scrooge's job"
+        -> "what is Scrooge's job"): a question's names are told by their
+        capitals. Not `words_of_asking` ("stave", "chapter": a book's
+        headings capitalise them, and a capital in a question is a subject
+        of its own); nor where the question capitalises a name itself
+        ("Tarzan's grass rope ... a wager in a colonial settlement?": the
+        book capitalises "Colonial")."""
+        if any(word[0].isupper() and self.is_name(without_possessive(word)) for word in WORD.findall(text)):
+            return text
+
         def capitalised(found: re.Match) -> str:
             typed = found.group()
             bare = without_possessive(typed)
@@ -159,17 +166,20 @@ class Rarity:
     def with_apostrophes(self, text: str) -> str:
         """The text with a name's possessive typed without its apostrophe
         written with one ("Who is Scrooges nephew?" -> "Who is Scrooge's
-        nephew?"): where the book writes the name and never the word as
-        typed, or the word after it is one a question asks of someone
-        ("whats stapletons job": the book writes "the Stapletons"). "Holmes"
-        is left alone."""
+        nephew?"): where the book writes the name and neither the book nor
+        an English word list has the word as typed, or the word after it is
+        one a question asks of someone ("whats stapletons job": the book
+        writes "the Stapletons"). "Holmes" is left alone."""
         def with_its_apostrophe(found: re.Match) -> str:
             typed = found["word"]
             key = folded(typed)
-            if len(key) < 3 or not key.endswith("s") or key.endswith("ss") or _POSSESSIVE.search(key):
+            if (len(key) < 3 or not key.endswith("s") or key.endswith("ss") or _POSSESSIVE.search(key)
+                    or key in STOPWORDS):  # "his mother": not "Hi's"
                 return typed
             name = key[:-1]
-            if key in self.frequency and (found["next"] or "").lower() not in _ASKED_OF_SOMEONE:
+            # "the Stapletons", "flattering chronicles" (a newspaper's name in The Memoirs), "readers": only
+            # before a word asked of someone ("whats stapletons job").
+            if (key in self.frequency or in_the_word_list(key)) and (found["next"] or "").lower() not in _ASKED_OF_SOMEONE:
                 return typed
             # "Judge Miller's" is the only way The Call of the Wild writes Miller ("Laurie’s" is counted as "Laurie")
             named = self.is_name(name) or self.is_name(f"{name}'s")

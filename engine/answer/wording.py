@@ -35,7 +35,11 @@ _INDIRECT = re.compile(r"^(?P<wh>who|what|where|when|which|how\s+old|how\s+many\
 
 # "whats", "what's", "whos", "wheres": the verb written out, as the kinds of question are told by it ("What's
 # Scrooge's job?" had been searched for "What's"); "has" before a past participle ("What's happened to Beth?").
-_CONTRACTED = re.compile(r"^(?P<lead>\W*)(?P<wh>who|what|where)(?:['\u2019]s|s)(?=\s+(?P<next>[\w'\u2019-]+))", re.I)
+_CONTRACTED = re.compile(r"^(?P<lead>\W*)(?P<wh>what|where)(?:['\u2019]s|s)(?=\s+(?P<next>[\w'\u2019-]+))"
+                         # "who's" is "whose" as often ("Who's viewpoint is it told from?"): before a name, an
+                         # article or a last word only
+                         r"|^(?P<lead2>\W*)(?P<wh2>who)(?:['\u2019]s|s)(?=\s+(?:(?:the|a|an|(?-i:[A-Z])[\w-]*)\b"
+                         r"|[\w-]+['\u2019]s\b|[\w-]+\W*$))", re.I)
 # "ch 3", "Ch. 12", "chap. iv", "ch3": a chapter by its number, as readers abbreviate it.
 _CHAPTER_ABBREVIATED = re.compile(r"\b(?P<ch>ch|chap|chapt|chpt)\.?\s*(?=\d|[ivxlc]+\b)", re.I)
 _TOO_LONG = re.compile(r"\btl\s*;?\s*dr\b", re.I)  # "tl;dr": the book in short
@@ -109,6 +113,8 @@ def with_the_book_for_its_title(question: str, title: str) -> str:
 
 def _written_out(found: re.Match) -> str:
     """ "whats" as "what is"; "what's happened" as "what has happened"."""
+    if found["wh2"]:
+        return f"{found['lead2']}{found['wh2']} is"
     following = found["next"].lower()
     verb = "has" if following in _PARTICIPLES or (following.endswith("ed") and following != "need") else "is"
     return f"{found['lead']}{found['wh']} {verb}"
