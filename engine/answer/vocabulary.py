@@ -179,7 +179,8 @@ class Rarity:
             name = key[:-1]
             # "the Stapletons", "flattering chronicles" (a newspaper's name in The Memoirs), "readers": only
             # before a word asked of someone ("whats stapletons job").
-            if (key in self.frequency or in_the_word_list(key)) and (found["next"] or "").lower() not in _ASKED_OF_SOMEONE:
+            asked_of_someone = (found["next"] or "").lower() in _ASKED_OF_SOMEONE
+            if (key in self.frequency or in_the_word_list(key)) and not asked_of_someone:
                 return typed
             # "Judge Miller's" is the only way The Call of the Wild writes Miller ("Laurie’s" is counted as "Laurie")
             named = self.is_name(name) or self.is_name(f"{name}'s")
