@@ -1705,6 +1705,38 @@ def test_where_two_people_first_meet_is_the_first_passage_naming_both(tmp_path):
     assert not any(MEETING in sources for sources in early.parts[0].sources.values())
 
 
+def test_how_someone_dies_is_where_the_book_last_names_them_beside_a_word_of_death(tmp_path):
+    from engine.answer.deaths import DEATH, death_asked
+    from engine.store import Library
+
+    text = (ROOT / "tests" / "fixtures" / "three-chapters.txt").read_text()
+    text = text.replace("01 My Early Home\n", "01 My Early Home\n\nOld Jem the carter fed us every morning, and "
+                        "Jem found the robin lying dead under the hedge.\n", 1)
+    text = text.replace("02 The Hunt\n", "02 The Hunt\n\nJem grew thin that winter, and he coughed in the "
+                        "stable.\n", 1)
+    text = text.replace("03 My Breaking In\n", "03 My Breaking In\n\nIn the spring old Jem died in his sleep, and "
+                        "they buried him by the church wall. The new carter was a young man.\n", 1)
+    (tmp_path / "deaths.txt").write_text(text)
+    library = Library(tmp_path / "home")
+    answering = AnswerSession(library, library.import_book(tmp_path / "deaths.txt").book_id,
+                              embedder=open_embedder(ModelSettings()))
+    answering.ensure_indexed()
+    is_name = answering.context.writes_as_name
+    for asked in ("How does Jem die?", "When did old Jem die?", "Does Jem die?", "Who killed Jem?", "Is Jem dead?",
+                  "What was the cause of Jem's death?", "How was Jem killed?"):
+        assert death_asked(asked, is_name) == "Jem", asked
+    for not_asked in ("Why does Jem fear death?", "How does the story end?", "What happens to Jem?"):
+        assert death_asked(not_asked, is_name) is None, not_asked
+    # Its words ("die") found the robin lying dead; the last sentence naming him beside a word of death tells it.
+    found = answering.retrieve("How does Jem die?", budget=4)
+    told = [node for node in found.passages if DEATH in found.parts[0].sources[node.id]]
+    assert len(told) == 1 and told[0].section == 3
+    assert any(line.text.startswith("In the spring old Jem died in his sleep") for line in answering.digest(found))
+    # Up to a reading limit before it: the robin's line is the last one, and no more than that is claimed.
+    early = answering.retrieve("How does Jem die?", budget=4, until=answering.context.book.sections[1].start)
+    assert all(node.section == 1 for node in early.passages if DEATH in early.parts[0].sources[node.id])
+
+
 def test_names_beside_a_name_are_told_from_titles_nouns_headings_and_chance_neighbours(tmp_path):
     from types import SimpleNamespace
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, LENGTH, NAMES_WRITTEN, TITLE_PAGE_LABEL, title_page_span
+from .deaths import DEATH, death_asked, tells_a_death
 from .expected import AGE, NAME, RELATION, TELLING_KINDS, asked_kin, expected_answer, holds_answer
 from .meetings import MEETING, meeting_asked, names_both, names_the_one_met
 from .nearby import names_asked, near_names, other_names_written, tells_near
@@ -220,6 +221,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         chosen = _with_the_introduction(chosen, scored, evidence, brought_in_as or asked_about)
         chosen = _with_the_last_mention(chosen, scored, evidence, asked_about)
         chosen = _with_the_meeting(chosen, scored, evidence, meeting_asked(part.text, context.writes_as_name))
+        chosen = _with_the_death(chosen, scored, evidence, death_asked(part.text, context.writes_as_name))
         # "Who says this?" about a selection: the plan's part is the selection, the question asks who spoke.
         who_said = _WHO_SAID.match(part.text) is not None or _WHO_SAID.match(retrieval.plan.question) is not None
         if retrieval.focus is not None and (len(retrieval.parts) == 1 or "(about \u201c" in part.text):
@@ -396,6 +398,20 @@ def _with_the_meeting(chosen: list, scored: list, evidence, names: tuple[str, st
     there = sorted((pair for pair in scored if pair[1][5].id == together), key=lambda pair: pair[1][2])
     line = next((pair for pair in there if names_both(pair[1][4], names)), None) or next(
         (pair for pair in there if names_the_one_met(pair[1][4], names)), None)
+    if line is None or line in chosen:
+        return chosen
+    return (chosen if len(chosen) < _MAX_LINES else chosen[:-1]) + [line]
+
+
+def _with_the_death(chosen: list, scored: list, evidence, name: str | None) -> list:
+    """The lines, with the last sentence naming someone beside a word of
+    death in the passage retrieval found telling it ("How does John
+    Thornton die?": "John Thornton was dead."), in place of the weakest."""
+    told = next((node_id for node_id, sources in evidence.sources.items() if DEATH in sources), None)
+    if told is None or name is None:
+        return chosen
+    line = max((pair for pair in scored if pair[1][5].id == told and tells_a_death(pair[1][4], name)),
+               key=lambda pair: pair[1][2], default=None)
     if line is None or line in chosen:
         return chosen
     return (chosen if len(chosen) < _MAX_LINES else chosen[:-1]) + [line]

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from ..index.search import RRF_K
 from ..index.store import SECTION_SUMMARY, Node
 from .ages import asks_age, passages_telling_age
+from .deaths import DEATH, death_asked, last_told_dead
 from .expected import TELLINGS
 from .followup import unglossed
 from .meetings import MEETING, first_together, meeting_asked
@@ -174,6 +175,10 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     meeting = _meeting_entry(plan, context, until, searched)
     if meeting is not None:
         picks.take_turns([[meeting]], min(budget, len(chosen) + 1), MAX_PER_SECTION, mark=MEETING)
+    # "How does John Thornton die?": the passage where the book last names him beside a word of death.
+    death = _death_entry(plan, context, until, searched)
+    if death is not None:
+        picks.take_turns([[death]], min(budget, len(chosen) + 1), MAX_PER_SECTION, mark=DEATH)
     # A question about one scene: the passage holding its words best has a
     # reserved slot, first. Where the embedder misses that passage, the
     # fusion buries it under passages both lists find (GutenQA Emma: hit@1
@@ -599,6 +604,15 @@ def _meeting_entry(plan: Plan, context, until: int | None, searched):
     names = meeting_asked(plan.question, context.writes_as_name)
     together = first_together(context, names, until, searched) if names else None
     return (together.id, together.section, ["phrase"]) if together is not None else None
+
+
+def _death_entry(plan: Plan, context, until: int | None, searched):
+    """For a question asking how someone dies, the passage where the book
+    last names them beside a word of death (deaths.py): (node id, section,
+    sources); else None."""
+    name = death_asked(plan.question, context.writes_as_name)
+    told = last_told_dead(context, name, until, searched) if name else None
+    return (told[0].id, told[0].section, ["phrase"]) if told is not None else None
 
 
 def passage_naming(context, name: str, until: int | None, searched, last: bool = False) -> Node | None:

@@ -2,8 +2,8 @@
 """Questions readers type about someone or something in a book, of the
 kinds the engine answers by kind (who someone is, looks, callings, homes,
 meanings of names, names in full, kin, who said a line, counts, first and
-last lines, first meetings), some as typed in a hurry ("whats stapletons job"), each with
-what its answer must quote.
+last lines, first meetings, how someone dies), some as typed in a hurry
+("whats stapletons job"), each with what its answer must quote.
 
     CHAPTERHOUSE_HOME=DIR python tests/benchmarks/reader_questions.py [--misses]
 
@@ -100,6 +100,10 @@ PROBES = [
     ("a-christmas-carol", "first and last lines", "What is the first line of stave 3?", r"^AWAKING in the middle"),
     ("the-adventures-of-sherlock-holmes", "who tells it", "What style of narrative is used in the story?",
      r"\bI\b"),
+    ("the-call-of-the-wild", "how someone dies", "How did Thornton die?", r"John Thornton was dead"),
+    ("a-study-in-scarlet", "how someone dies", "How was Drebber killed?", r"came to his end|Drebber.s death"),
+    ("the-hound-of-the-baskervilles", "how someone dies", "How did Selden die?", r"death of Selden"),
+    ("the-call-of-the-wild", "how someone dies", "Does Spitz die?", r"Spitz disappeared|dark circle"),
     ("little-women", "first meetings", "When does Jo meet Laurie?", r"Don.t you like to dance, Miss Jo"),
     ("a-study-in-scarlet", "first meetings", "How does Watson meet Holmes?", r"said Stamford, introducing us"),
     ("the-sign-of-the-four", "first meetings", "When does Watson first meet Miss Morstan?",
