@@ -943,12 +943,16 @@ def test_a_question_who_someone_is_quotes_where_the_book_first_names_them(stave_
         assert stave_one.digest(found)[0].text == "MARLEY was dead: to begin with.", question
 
 
-def _three_chapters_with(folder: Path, in_the_first: str, in_the_third: list[str]) -> AnswerSession:
-    """The three-chapter fixture with a paragraph added to its first chapter and some to its third, indexed."""
+def _three_chapters_with(folder: Path, in_the_first: str, in_the_third: list[str],
+                         in_the_second: str | None = None) -> AnswerSession:
+    """The three-chapter fixture with a paragraph added to its first chapter (and second) and some to its third,
+    indexed."""
     from engine.store import Library
 
     text = (ROOT / "tests" / "fixtures" / "three-chapters.txt").read_text()
     text = text.replace("01 My Early Home\n", f"01 My Early Home\n\n{in_the_first}\n", 1)
+    if in_the_second is not None:
+        text = text.replace("02 The Hunt\n", f"02 The Hunt\n\n{in_the_second}\n", 1)
     for paragraph in in_the_third:
         text = text.replace("03 My Breaking In\n", f"03 My Breaking In\n\n{paragraph}\n", 1)
     (folder / "added.txt").write_text(text)
@@ -1672,20 +1676,13 @@ def test_a_short_names_real_name_is_the_longer_form_the_book_writes_near_it(tmp_
 
 def test_where_two_people_first_meet_is_the_first_passage_naming_both(tmp_path):
     from engine.answer.meetings import MEETING, meeting_asked
-    from engine.store import Library
 
-    text = (ROOT / "tests" / "fixtures" / "three-chapters.txt").read_text()
-    text = text.replace("01 My Early Home\n", "01 My Early Home\n\nNell the miller's girl often came to the "
-                        "meadow with apples, and Nell sang as she walked.\n", 1)
-    text = text.replace("02 The Hunt\n", "02 The Hunt\n\nThe blacksmith, Mr. Tom Hobbs, kept the forge by the "
-                        "bridge, and Hobbs shod every horse in the parish.\n", 1)
-    text = text.replace("03 My Breaking In\n", "03 My Breaking In\n\nOne morning Nell stopped at the forge, and Mr. "
-                        "Hobbs lifted his hat to her; she laughed, and he laughed too.\n", 1)
-    (tmp_path / "meetings.txt").write_text(text)
-    library = Library(tmp_path / "home")
-    answering = AnswerSession(library, library.import_book(tmp_path / "meetings.txt").book_id,
-                              embedder=open_embedder(ModelSettings()))
-    answering.ensure_indexed()
+    answering = _three_chapters_with(
+        tmp_path, "Nell the miller's girl often came to the meadow with apples, and Nell sang as she walked.",
+        ["One morning Nell stopped at the forge, and Mr. Hobbs lifted his hat to her; she laughed, and he "
+         "laughed too."],
+        in_the_second="The blacksmith, Mr. Tom Hobbs, kept the forge by the bridge, and Hobbs shod every horse in the "
+                      "parish.")
     is_name = answering.context.writes_as_name
     for asked in ("When does Nell meet Tom Hobbs?", "Where do Nell and Hobbs first meet?",
                   "How did Nell meet Mr. Hobbs for the first time?"):
@@ -1707,20 +1704,11 @@ def test_where_two_people_first_meet_is_the_first_passage_naming_both(tmp_path):
 
 def test_how_someone_dies_is_where_the_book_last_names_them_beside_a_word_of_death(tmp_path):
     from engine.answer.deaths import DEATH, death_asked
-    from engine.store import Library
 
-    text = (ROOT / "tests" / "fixtures" / "three-chapters.txt").read_text()
-    text = text.replace("01 My Early Home\n", "01 My Early Home\n\nOld Jem the carter fed us every morning, and "
-                        "Jem found the robin lying dead under the hedge.\n", 1)
-    text = text.replace("02 The Hunt\n", "02 The Hunt\n\nJem grew thin that winter, and he coughed in the "
-                        "stable.\n", 1)
-    text = text.replace("03 My Breaking In\n", "03 My Breaking In\n\nIn the spring old Jem died in his sleep, and "
-                        "they buried him by the church wall. The new carter was a young man.\n", 1)
-    (tmp_path / "deaths.txt").write_text(text)
-    library = Library(tmp_path / "home")
-    answering = AnswerSession(library, library.import_book(tmp_path / "deaths.txt").book_id,
-                              embedder=open_embedder(ModelSettings()))
-    answering.ensure_indexed()
+    answering = _three_chapters_with(
+        tmp_path, "Old Jem the carter fed us every morning, and Jem found the robin lying dead under the hedge.",
+        ["In the spring old Jem died in his sleep, and they buried him by the church wall. The new carter was a young "
+         "man."], in_the_second="Jem grew thin that winter, and he coughed in the stable.")
     is_name = answering.context.writes_as_name
     for asked in ("How does Jem die?", "When did old Jem die?", "Does Jem die?", "Who killed Jem?", "Is Jem dead?",
                   "What was the cause of Jem's death?", "How was Jem killed?"):

@@ -159,26 +159,20 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
         reserve = -(-budget // 2) - len(chosen)
         picks.take_turns(_part_rankings(plan, context, features, until, named_searched), -(-budget // 2),
                          section_cap=-(-reserve // len(named_searched)), mark="named")
-    # "Who is Mrs Smith?": the passage that first names her, where a novel
-    # introduces its people ("Miss Hamilton, now Mrs Smith, had shewn her
-    # kindness..."); the fused ranking favours scenes where the name is
-    # everywhere and says least about who she is.
-    introduction = _introduction(plan, context, until, searched)
-    if introduction is not None:
-        picks.take_turns([[introduction]], min(budget, len(chosen) + 1), MAX_PER_SECTION, mark=INTRODUCTION)
-    # "When does Mrs Clay last appear?": the passage that last names her (of what was read); it had been a
-    # search on "last" and "appear".
-    farewell = _last_naming_entry(plan, context, until, searched)
-    if farewell is not None:
-        picks.take_turns([[farewell]], min(budget, len(chosen) + 1), MAX_PER_SECTION, mark=LAST_MENTION)
-    # "When does Jo meet Laurie?": the first passage naming both (meetings.py).
-    meeting = _meeting_entry(plan, context, until, searched)
-    if meeting is not None:
-        picks.take_turns([[meeting]], min(budget, len(chosen) + 1), MAX_PER_SECTION, mark=MEETING)
-    # "How does John Thornton die?": the passage where the book last names him beside a word of death.
-    death = _death_entry(plan, context, until, searched)
-    if death is not None:
-        picks.take_turns([[death]], min(budget, len(chosen) + 1), MAX_PER_SECTION, mark=DEATH)
+    # One passage with a slot of its own, for a question that asks where the
+    # book tells something of someone named: "Who is Mrs Smith?", the
+    # passage that first names her, where a novel introduces its people
+    # ("Miss Hamilton, now Mrs Smith, had shewn her kindness..."; the fused
+    # ranking favours scenes where the name is everywhere and says least
+    # about who she is); "When does Mrs Clay last appear?", the one that last
+    # names her (it had been a search on "last" and "appear"); "When does Jo
+    # meet Laurie?", the first naming both (meetings.py); "How does John
+    # Thornton die?", the last naming him beside a word of death (deaths.py).
+    for entry_of, mark in ((_introduction, INTRODUCTION), (_last_naming_entry, LAST_MENTION),
+                           (_meeting_entry, MEETING), (_death_entry, DEATH)):
+        entry = entry_of(plan, context, until, searched)
+        if entry is not None:
+            picks.take_turns([[entry]], min(budget, len(chosen) + 1), MAX_PER_SECTION, mark=mark)
     # A question about one scene: the passage holding its words best has a
     # reserved slot, first. Where the embedder misses that passage, the
     # fusion buries it under passages both lists find (GutenQA Emma: hit@1
