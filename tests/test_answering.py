@@ -943,19 +943,36 @@ def test_a_question_who_someone_is_quotes_where_the_book_first_names_them(stave_
         assert stave_one.digest(found)[0].text == "MARLEY was dead: to begin with.", question
 
 
-def _three_chapters_with(folder: Path, in_the_first: str, in_the_third: list[str],
-                         in_the_second: str | None = None) -> AnswerSession:
-    """The three-chapter fixture with a paragraph added to its first chapter (and second) and some to its third,
-    indexed."""
-    from engine.store import Library
-
+def _three_chapters_text(in_the_first: str, in_the_third: list[str], in_the_second: str | None = None) -> str:
+    """The three-chapter fixture's text with a paragraph added to its first chapter (and second) and some to its
+    third."""
     text = (ROOT / "tests" / "fixtures" / "three-chapters.txt").read_text()
     text = text.replace("01 My Early Home\n", f"01 My Early Home\n\n{in_the_first}\n", 1)
     if in_the_second is not None:
         text = text.replace("02 The Hunt\n", f"02 The Hunt\n\n{in_the_second}\n", 1)
     for paragraph in in_the_third:
         text = text.replace("03 My Breaking In\n", f"03 My Breaking In\n\n{paragraph}\n", 1)
-    (folder / "added.txt").write_text(text)
+    return text
+
+
+def _parsed_with_its_vocabulary(folder: Path, text: str):
+    """The text parsed as a book, and its vocabulary counted over its paragraphs (no index)."""
+    from types import SimpleNamespace
+
+    from engine.answer.vocabulary import Rarity
+    from engine.importer import parse_book
+
+    (folder / "names.txt").write_text(text)
+    return parse_book(folder / "names.txt"), Rarity([SimpleNamespace(id=str(n), text=paragraph)
+                                                      for n, paragraph in enumerate(text.split("\n\n"))])
+
+
+def _three_chapters_with(folder: Path, in_the_first: str, in_the_third: list[str],
+                         in_the_second: str | None = None) -> AnswerSession:
+    """The three-chapter fixture with those paragraphs added (`_three_chapters_text`), imported and indexed."""
+    from engine.store import Library
+
+    (folder / "added.txt").write_text(_three_chapters_text(in_the_first, in_the_third, in_the_second))
     library = Library(folder / "home")
     answering = AnswerSession(library, library.import_book(folder / "added.txt").book_id,
                               embedder=open_embedder(ModelSettings()))
@@ -1645,22 +1662,13 @@ def test_a_follow_ups_glossed_pronoun_reads_as_the_name_for_the_kind_of_question
 
 
 def test_a_short_names_real_name_is_the_longer_form_the_book_writes_near_it(tmp_path):
-    from types import SimpleNamespace
-
     from engine.answer.full_names import full_name
-    from engine.answer.vocabulary import Rarity
-    from engine.importer import parse_book
 
-    text = (ROOT / "tests" / "fixtures" / "three-chapters.txt").read_text()
-    text = text.replace("01 My Early Home\n", "01 My Early Home\n\nThe eldest was Roberta, and Bobbie was what they "
-                        "all called her. \"Come,\" said Roberta, and Bobbie ran to the gate. Tim came too; Mr. Timothy "
-                        "nodded to Tim, and Mr. Timothy went in.\n", 1)
-    text = text.replace("02 The Hunt\n", "02 The Hunt\n\nOn the shelf sat an old doll that everyone called Barbara, "
-                        "and Barbara had a blue dress.\n", 1)
-    text = text.replace("03 My Breaking In\n", "03 My Breaking In\n\nThen Bobbie waved, and Bobbie laughed.\n", 1)
-    (tmp_path / "names.txt").write_text(text)
-    book = parse_book(tmp_path / "names.txt")
-    rarity = Rarity([SimpleNamespace(id=str(n), text=paragraph) for n, paragraph in enumerate(text.split("\n\n"))])
+    book, rarity = _parsed_with_its_vocabulary(tmp_path, _three_chapters_text(
+        "The eldest was Roberta, and Bobbie was what they all called her. \"Come,\" said Roberta, and Bobbie ran to "
+        "the gate. Tim came too; Mr. Timothy nodded to Tim, and Mr. Timothy went in.",
+        ["Then Bobbie waved, and Bobbie laughed."],
+        in_the_second="On the shelf sat an old doll that everyone called Barbara, and Barbara had a blue dress."))
     # "What is Bobbie's real name?" had been "no other name beside Bobbie"; the doll Barbara (a form of Bobbie
     # too, by the table of names) is never written near her.
     name, stated, uses = full_name("What is Bobbie's real name?", book, rarity)
@@ -1726,21 +1734,13 @@ def test_how_someone_dies_is_where_the_book_last_names_them_beside_a_word_of_dea
 
 
 def test_names_beside_a_name_are_told_from_titles_nouns_headings_and_chance_neighbours(tmp_path):
-    from types import SimpleNamespace
-
     from engine.answer.full_names import full_name
-    from engine.answer.vocabulary import Rarity
-    from engine.importer import parse_book
 
-    text = (ROOT / "tests" / "fixtures" / "three-chapters.txt").read_text()
-    text = text.replace("01 My Early Home\n", "01 My Early Home\n\nSquire John Gordon and Mrs. Gordon came by, and "
-                        "the Keeper with them. Then John Gordon spoke to the Keeper, and Squire Gordon rode on.\n\n"
-                        "The Keeper Gordon had sent said Duchess Gordon was the best mare he knew.\n", 1)
-    text = text.replace("03 My Breaking In\n", "03 My Breaking In\n\nCAMP JOHN\nGordon came, and a stone said "
-                        "JOHN GORDON in letters. Tell Dick Gordon came, said Mrs. Gordon. Mr. Gordon nodded.\n", 1)
-    (tmp_path / "names.txt").write_text(text)
-    book = parse_book(tmp_path / "names.txt")
-    rarity = Rarity([SimpleNamespace(id=str(n), text=paragraph) for n, paragraph in enumerate(text.split("\n\n"))])
+    book, rarity = _parsed_with_its_vocabulary(tmp_path, _three_chapters_text(
+        "Squire John Gordon and Mrs. Gordon came by, and the Keeper with them. Then John Gordon spoke to the Keeper, "
+        "and Squire Gordon rode on.\n\nThe Keeper Gordon had sent said Duchess Gordon was the best mare he knew.",
+        ["CAMP JOHN\nGordon came, and a stone said JOHN GORDON in letters. Tell Dick Gordon came, said Mrs. Gordon. "
+         "Mr. Gordon nodded."]))
     # A title is none of the name ("Squire John Gordon"); a capitalised noun after "the" is none either ("the
     # Keeper Gordon had sent"); a heading's capitals end at its line, a stone's are a name ("JOHN GORDON").
     squire = full_name("What is Squire Gordon's first name?", book, rarity)
