@@ -219,9 +219,17 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                          several_passages=len(evidence.passages) > 1, by_section=kind not in TELLING_KINDS)
         chosen = _with_a_named_section(chosen, scored, retrieval.named)
         chosen = _with_the_introduction(chosen, scored, evidence, brought_in_as or asked_about)
-        chosen = _with_the_last_mention(chosen, scored, evidence, asked_about)
-        chosen = _with_the_meeting(chosen, scored, evidence, meeting_asked(part.text, context.writes_as_name))
-        chosen = _with_the_death(chosen, scored, evidence, death_asked(part.text, context.writes_as_name))
+        if asked_about:
+            chosen = _with_a_line_from(chosen, scored, evidence, LAST_MENTION, [_names(asked_about).search],
+                                       last=True)
+        met = meeting_asked(part.text, context.writes_as_name)
+        if met:
+            chosen = _with_a_line_from(chosen, scored, evidence, MEETING, [
+                lambda sentence: names_both(sentence, met), lambda sentence: names_the_one_met(sentence, met)])
+        dead = death_asked(part.text, context.writes_as_name)
+        if dead:
+            chosen = _with_a_line_from(chosen, scored, evidence, DEATH,
+                                       [lambda sentence: tells_a_death(sentence, dead)], last=True)
         # "Who says this?" about a selection: the plan's part is the selection, the question asks who spoke.
         who_said = _WHO_SAID.match(part.text) is not None or _WHO_SAID.match(retrieval.plan.question) is not None
         if retrieval.focus is not None and (len(retrieval.parts) == 1 or "(about \u201c" in part.text):
@@ -373,45 +381,20 @@ def _with_the_introduction(chosen: list, scored: list, evidence, name: str | Non
     return (others if len(others) < _MAX_LINES else others[:-1]) + [line]
 
 
-def _with_the_last_mention(chosen: list, scored: list, evidence, name: str | None) -> list:
-    """The lines, with the last sentence that names someone in the passage
-    that last names them (`name`: "When does Mrs Clay last appear?"), in
-    place of the weakest."""
-    last = next((node_id for node_id, sources in evidence.sources.items() if LAST_MENTION in sources), None)
-    if last is None or name is None:
+def _with_a_line_from(chosen: list, scored: list, evidence, mark: str, holds: list, last: bool = False) -> list:
+    """The lines, with one from the passage retrieval gave a slot marked
+    `mark`, in place of the weakest: its first line (or `last`) that the
+    first of the tests `holds` passes, else the next test's. The last
+    sentence naming Mrs Clay in the passage that last names her ("When does
+    Mrs Clay last appear?"); the first naming Jo and Laurie in the first
+    naming both ("When does Jo meet Laurie?"), else the first naming the
+    one met; the last naming John Thornton beside a word of death ("How does
+    John Thornton die?": "John Thornton was dead.")."""
+    marked = next((node_id for node_id, sources in evidence.sources.items() if mark in sources), None)
+    if marked is None:
         return chosen
-    named = _names(name)
-    line = max((pair for pair in scored if pair[1][5].id == last and named.search(pair[1][4])),
-               key=lambda pair: pair[1][2], default=None)
-    if line is None or line in chosen:
-        return chosen
-    return (chosen if len(chosen) < _MAX_LINES else chosen[:-1]) + [line]
-
-
-def _with_the_meeting(chosen: list, scored: list, evidence, names: tuple[str, str] | None) -> list:
-    """The lines, with the first sentence naming both people in the passage
-    where the book first names them together ("When does Jo meet
-    Laurie?"), else its first naming the one met, in place of the weakest."""
-    together = next((node_id for node_id, sources in evidence.sources.items() if MEETING in sources), None)
-    if together is None or names is None:
-        return chosen
-    there = sorted((pair for pair in scored if pair[1][5].id == together), key=lambda pair: pair[1][2])
-    line = next((pair for pair in there if names_both(pair[1][4], names)), None) or next(
-        (pair for pair in there if names_the_one_met(pair[1][4], names)), None)
-    if line is None or line in chosen:
-        return chosen
-    return (chosen if len(chosen) < _MAX_LINES else chosen[:-1]) + [line]
-
-
-def _with_the_death(chosen: list, scored: list, evidence, name: str | None) -> list:
-    """The lines, with the last sentence naming someone beside a word of
-    death in the passage retrieval found telling it ("How does John
-    Thornton die?": "John Thornton was dead."), in place of the weakest."""
-    told = next((node_id for node_id, sources in evidence.sources.items() if DEATH in sources), None)
-    if told is None or name is None:
-        return chosen
-    line = max((pair for pair in scored if pair[1][5].id == told and tells_a_death(pair[1][4], name)),
-               key=lambda pair: pair[1][2], default=None)
+    there = sorted((pair for pair in scored if pair[1][5].id == marked), key=lambda pair: pair[1][2], reverse=last)
+    line = next((pair for test in holds for pair in there if test(pair[1][4])), None)
     if line is None or line in chosen:
         return chosen
     return (chosen if len(chosen) < _MAX_LINES else chosen[:-1]) + [line]

@@ -2,8 +2,8 @@
 Anne and Wentworth first meet?", "How does Watson meet Holmes?". The
 question's words ("meet") pick out every meeting in the book, or none; the
 first passage that names both is where the book first brings them
-together, and it has a slot of its own in retrieval, its line naming both
-quoted (digest.py). "Meet again" asks for a later meeting, and is searched."""
+together, and it has a slot of its own in retrieval (`passage_naming`
+with `also`), its line naming both quoted (digest.py). "Meet again" asks for a later meeting, and is searched."""
 
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ _ASKS = re.compile(
     rf"(?P<other>.+?){_FIRST}\W*$"
     rf"|^\W*(?:when|where|how|in\s+which\s+chapter)\s+(?:do|did)\s+(?P<who2>.+?)\s+and\s+(?P<other2>.+?)\s+"
     rf"(?:first\s+)?{_MEETS}(?:\s+each\s+other)?{_FIRST}\W*$", re.I)
-_PASSAGES_LOOKED_AT = 1000
 
 
 def meeting_asked(question: str, is_name) -> tuple[str, str] | None:
@@ -45,23 +44,6 @@ def _name_in(words: str, is_name) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-def first_together(context, names: tuple[str, str], until: int | None, searched) -> object | None:
-    """The first passage (of the sections `searched`, read before `until`,
-    not one the position cuts through) that names both."""
-    cut = {node.id for node in context.passages_cut_by(until)}
-    naming = sorted((node_id for node_id, _ in context.search.phrase(_by_surname(names[0]), levels=[1],
-                                                                      k=_PASSAGES_LOOKED_AT, sections=searched)
-                     if node_id not in cut and (until is None or context.start_of.get(node_id, 0) < until)),
-                    key=lambda node_id: context.start_of.get(node_id, 0))
-    written = [_as_written_or_by_surname(name) for name in names]
-    for start in range(0, len(naming), 8):
-        batch = sorted(context.search.nodes(naming[start:start + 8]), key=lambda node: node.start or 0)
-        both = next((node for node in batch if all(pattern.search(node.text) for pattern in written)), None)
-        if both is not None:
-            return both
-    return None
-
-
 def names_both(sentence: str, names: tuple[str, str]) -> bool:
     return all(_as_written_or_by_surname(name).search(sentence) for name in names)
 
@@ -70,10 +52,10 @@ def names_the_one_met(sentence: str, names: tuple[str, str]) -> bool:
     return _as_written_or_by_surname(names[1]).search(sentence) is not None
 
 
-def _by_surname(name: str) -> str:
-    """"John Brooke" is "Mr. Brooke" or "Brooke" as often as not: the last word of a name of several."""
+def by_surname(name: str) -> str:
+    """ "John Brooke" is "Mr. Brooke" or "Brooke" as often as not: the last word of a name of several."""
     return name.split()[-1] if len(name.split()) > 1 else name
 
 
 def _as_written_or_by_surname(name: str) -> re.Pattern:
-    return as_written(_by_surname(name))
+    return as_written(by_surname(name))

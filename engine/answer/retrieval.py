@@ -32,7 +32,7 @@ from .ages import asks_age, passages_telling_age
 from .deaths import DEATH, death_asked, last_told_dead
 from .expected import TELLINGS
 from .followup import unglossed
-from .meetings import MEETING, first_together, meeting_asked
+from .meetings import MEETING, by_surname, meeting_asked
 from .nearby import names_asked, other_names_written, passages_telling
 from .people import HONORIFIC_WORDS, a_noun_or_a_place
 from .planning import (LOCAL, STOPWORDS, Plan, PlanPart, capitalised_as_a_name, content_words,
@@ -596,7 +596,8 @@ def _meeting_entry(plan: Plan, context, until: int | None, searched):
     """For a question asking where two people first meet, the first passage
     naming both (meetings.py): (node id, section, sources); else None."""
     names = meeting_asked(plan.question, context.writes_as_name)
-    together = first_together(context, names, until, searched) if names else None
+    together = passage_naming(context, by_surname(names[0]), until, searched,
+                              also=by_surname(names[1])) if names else None
     return (together.id, together.section, ["phrase"]) if together is not None else None
 
 
@@ -609,10 +610,11 @@ def _death_entry(plan: Plan, context, until: int | None, searched):
     return (told[0].id, told[0].section, ["phrase"]) if told is not None else None
 
 
-def passage_naming(context, name: str, until: int | None, searched, last: bool = False) -> Node | None:
+def passage_naming(context, name: str, until: int | None, searched, last: bool = False,
+                   also: str | None = None) -> Node | None:
     """The first (or `last`) passage that names someone as written (of the
     sections `searched`, read before `until`, not one the position cuts
-    through)."""
+    through), and `also` another, if given (where two first meet)."""
     cut = {node.id for node in context.passages_cut_by(until)}
     naming = sorted((node_id for node_id, _ in context.search.phrase(name, levels=[1], k=_NAMED_PASSAGES,
                                                                       sections=searched)
@@ -620,10 +622,10 @@ def passage_naming(context, name: str, until: int | None, searched, last: bool =
                     key=lambda node_id: context.start_of.get(node_id, 0), reverse=last)
     # The word index is stemmed ("Belle" finds the church's bell): the first
     # passage that names them as written.
-    written = as_written(name)
+    written = [as_written(name)] + ([as_written(also)] if also else [])
     for start in range(0, len(naming), 8):
         batch = sorted(context.search.nodes(naming[start:start + 8]), key=lambda node: node.start or 0, reverse=last)
-        first = next((node for node in batch if written.search(node.text)), None)
+        first = next((node for node in batch if all(pattern.search(node.text) for pattern in written)), None)
         if first is not None:
             return first
     return None
