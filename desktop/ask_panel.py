@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from engine.answer.absent import absent_line, nothing_to_answer, respelled
 from engine.answer.bookfacts import FACT_SOURCES
+from engine.answer.definitions import look_up_question
 from engine.answer.digest import quoted
 from engine.answer.followup import earlier_of, earlier_question, leans_on_earlier
 from engine.answer.named import asks_only_what_was_read
@@ -409,6 +410,15 @@ class AskPanel(QWidget):
         self.question.setText(RELATED_QUESTION)
         self.ask(related=True)
 
+    def look_up(self, word: str) -> None:
+        """What a word selected in the reader means, asked at once of the
+        whole book: the dictionary's senses, the book's uses for evidence."""
+        if self.book is None or self.cancel is not None:
+            return
+        self.clear_focus()
+        self.question.setText(look_up_question(word))
+        self.ask()
+
     def ask(self, related: bool = False) -> None:
         question = self.question.text().strip()
         if not question or self.book is None or self.cancel is not None or self.session_provider is None:
@@ -575,8 +585,8 @@ class AskPanel(QWidget):
             first = timings.get("first_token")
             evidence = f"Evidence in {timings['retrieval'] * 1000:.0f} ms{_how_found(result)}"
             if result.get("stated"):
-                source = FACT_SOURCES.get(result.get("overview"), "record")
-                self.status.setText(f"Answered from the book's {source} in {timings['retrieval'] * 1000:.0f} ms "
+                source = FACT_SOURCES.get(result.get("overview"), "the book's record")
+                self.status.setText(f"Answered from {source} in {timings['retrieval'] * 1000:.0f} ms "
                                     "(no model).")
             elif result.get("written") is False:  # no model call: the evidence is all there is
                 self.status.setText(f"{evidence}.")

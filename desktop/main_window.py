@@ -216,6 +216,7 @@ class MainWindow(QMainWindow):
         self.ask_panel.historyShown.connect(self.reload_history)
         self.reader.askAboutRequested.connect(self.ask_about)
         self.reader.relatedRequested.connect(self.find_related)
+        self.reader.lookUpRequested.connect(self.ask_panel.look_up)
         self.contents.askAboutRequested.connect(self.ask_about_chapter)
         self.reader.findRequested.connect(self.find_words)
         self.ask_panel.session_provider = self._session_for

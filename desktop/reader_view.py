@@ -19,6 +19,7 @@ from PySide6.QtGui import (QColor, QFont, QFontMetricsF, QPalette, QTextBlockFor
                            QTextDocument, QTextFormat)
 from PySide6.QtWidgets import QApplication, QMenu, QTextBrowser, QTextEdit
 
+from engine.answer.definitions import looks_up
 from engine.book import Book
 
 from .reading_progress import ReadingProgress
@@ -184,6 +185,7 @@ class ReaderView(QTextBrowser):
     readToChanged = Signal(int)  # how far the reader has read (ReadingProgress)
     askAboutRequested = Signal(int, int)  # the stored-text span of the selection to ask about
     relatedRequested = Signal(int, int)  # the span of the selection to find related passages for
+    lookUpRequested = Signal(str)  # a word selected, to be looked up in the dictionary
     findRequested = Signal(str)  # words selected, to find through the book
     MIN_POINT_SIZE, MAX_POINT_SIZE = 9.0, 30.0
 
@@ -553,6 +555,10 @@ class ReaderView(QTextBrowser):
                 related.setStatusTip("Passages elsewhere in the book that tell of the selected one")
                 related.triggered.connect(self.find_related)
             words = self.selected_words()
+            if words is not None and looks_up(words):
+                look_up = menu.addAction(f"Look Up \u201c{looks_up(words)}\u201d")
+                look_up.setStatusTip("What the word means, from a dictionary, with the book's lines that use it")
+                look_up.triggered.connect(lambda: self.lookUpRequested.emit(looks_up(words)))
             if words is not None:
                 find = menu.addAction(f"Find \u201c{words}\u201d in the Book")
                 find.triggered.connect(lambda: self.findRequested.emit(words))

@@ -318,7 +318,7 @@ def run_ask(args) -> int:
             if nothing_to_answer(retrieval.absent):
                 return  # that line is the answer: no evidence, no model call
             if retrieval.stated:  # the book's record answers it: no model call
-                print(f"Answer (from the book's {FACT_SOURCES[retrieval.overview]}, no model):\n{retrieval.stated}")
+                print(f"Answer (from {FACT_SOURCES[retrieval.overview]}, no model):\n{retrieval.stated}")
                 if lines:
                     print("\n" + digest_markdown(lines, [part.part.text for part in retrieval.parts]))
                 return

@@ -227,6 +227,11 @@ def main() -> int:
         window.ask_panel.ask()
         wait(lambda: bool(done) or bool(refused), 120)
         shot(name)
+    # A word selected in the reader and looked up (its right-click menu): a dictionary's senses, the book's uses.
+    done.clear()
+    window.ask_panel.look_up("humbug")
+    wait(lambda: bool(done), 120)
+    shot("35-a-word-looked-up")
     window.open_book(excerpt)
     wait(lambda: window.book is not None and window.book.book_id == excerpt, 30)
 

@@ -1907,6 +1907,61 @@ def test_what_a_name_means_is_answered_by_where_a_word_of_meaning_stands_by_it(t
     assert "meant Broken Nose" in meaning.digest(found)[0].text
 
 
+def test_what_a_word_means_is_the_dictionarys_senses_with_the_books_uses_for_evidence(stave_one, session):
+    from engine.answer.bookfacts import DEFINITION
+    from engine.answer.definitions import MAX_SENSES, defined, word_asked
+    from engine.answer.dictionary import look_up
+
+    is_name = stave_one.context.rarity.is_name
+    for asked, word in [("What does humbug mean?", "humbug"), ("What does \u2018gruel\u2019 mean here?", "gruel"),
+                        ("Define door-nail", "door-nail"), ("What is a phaeton?", "phaeton"),
+                        ("What is the meaning of the word ejaculated?", "ejaculated"), ("What are gaiters?", "gaiters"),
+                        ("look up Countenance", "countenance"), ("what does HUMBUG mean in this book", "humbug")]:
+        assert word_asked(asked, is_name) == word, asked
+    for not_asked in ("What does Marley mean?", "What does he mean?", "What does the knocker mean?",
+                      "What does Scrooge mean when he says humbug?", "What are they?", "What is Scrooge's job?",
+                      "What is the meaning of Christmas to Scrooge?", "What does Tarzan mean in the ape language?"):
+        assert word_asked(not_asked, is_name) is None, not_asked
+    # The word as written, else the word it is a form of, however a compound is joined; "See Hostler." followed.
+    assert look_up("ejaculated").word == "ejaculate" and look_up("candour").word == "candor"
+    assert look_up("carriages").word == "carriage" and look_up("door-nail").word == "doornail"
+    assert any("care of horses" in sense.text for sense in look_up("ostler").senses)
+    phaeton = look_up("phaeton")
+    assert phaeton.senses[0].part_of_speech == "noun" and "four-wheeled carriage" in phaeton.senses[0].text
+    humbug = look_up("humbug")  # a noun's first sense, the verb's, then the noun's next ones
+    assert [sense.part_of_speech for sense in humbug.senses] == ["noun", "verb", "noun", "noun"]
+    assert look_up("gig").senses[0].text == "A fiddle."  # the dictionary's first: not what a book means by it
+    assert not any("Webster" in sense.text for sense in look_up("door-nail").senses)  # the editors' marks left out
+    assert look_up("serendipity") is None and look_up("Tarzan") is None
+
+    text = stave_one.context.book.text
+    uses = [found.start() for found in re.finditer(r"(?<!\w)humbug(?!\w)", text, re.I)]
+    found = stave_one.retrieve("What does humbug mean?")
+    assert found.overview == DEFINITION and found.stated.startswith("The dictionary (GCIDE")
+    first = stave_one.context.book.section_at(uses[0]).display_name
+    assert "a hoax" in found.stated and f"uses it {len(uses)} times, first in {first}. Its lines" in found.stated
+    lines = stave_one.digest(found)
+    assert lines and all("humbug" in line.text.lower() for line in lines)  # the book's uses show its sense
+    assert all("humbug" in node.text.lower() for node in found.passages)
+    formed = stave_one.retrieve("What does ejaculated mean?")
+    assert formed.stated.startswith("\u201cejaculated\u201d is a form of \u201cejaculate\u201d")
+    # Up to a reading limit, only the uses read are counted and shown.
+    early = stave_one.retrieve("What does humbug mean?", until=uses[1] + len("humbug"))
+    assert "uses it 2 times" in early.stated and "up to where you have read" in early.stated
+    assert early.passages and all(node.start <= uses[1] for node in early.passages)
+    unused = stave_one.retrieve("What is a phaeton?")
+    assert unused.stated.endswith("does not use \u201cphaeton\u201d.") and not unused.passages
+    # Of a word's many senses, a few: the one nearest the book's lines first, by the embedder.
+    book, embed = stave_one.context.book, stave_one.context.search.embedder.embed
+    fly = defined("What does fly mean?", book, is_name, embed=embed)[1]
+    assert f"{MAX_SENSES}. (" in fly and f"{MAX_SENSES + 1}. (" not in fly
+    gig = defined("What does gig mean?", session.context.book, is_name, embed=embed)[1]
+    assert "1. (noun) A light carriage" in gig and "2. (noun) A fiddle" in gig  # "in a light gig"
+    # A name is the book's to explain, and a word the dictionary lacks is searched.
+    assert stave_one.retrieve("What does Marley mean?").overview != DEFINITION
+    assert stave_one.retrieve("What does serendipity mean?").stated is None
+
+
 def test_how_old_someone_is_is_answered_by_where_an_age_stands_by_their_name(session):
     from engine.answer.ages import AGE_PHRASE
 

@@ -1516,6 +1516,17 @@ def test_a_question_about_a_passage_selected_in_the_reader(qtbot, fixtures, monk
     reader.setTextCursor(reader.document_span(other, other + 4))
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
     assert window.find_bar.field.text() == "hare" and window.find_bar.field.hasFocus()
+    window.find_bar.close_bar()
+    # A word selected is looked up: the dictionary's senses, the book's lines with the word for evidence.
+    menu = reader.context_menu(point)
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as looked_up:
+        next(action for action in menu.actions() if action.text() == "Look Up \u201chare\u201d").trigger()
+    menu.deleteLater()
+    assert looked_up.args[0]["question"] == "What does \u201chare\u201d mean?" and looked_up.args[0]["focus"] is None
+    assert looked_up.args[0]["stated"].startswith("The dictionary (GCIDE, grown from Webster's of 1913) gives "
+                                                  "\u201chare\u201d as: 1. (noun)")
+    assert looked_up.args[0]["digest"] and all("hare" in line["text"] for line in looked_up.args[0]["digest"])
+    assert panel.status.text().startswith("Answered from the GCIDE dictionary in")
 
 
 def test_a_selection_maps_back_to_the_books_text_across_wide_characters(tmp_path):

@@ -21,9 +21,12 @@ from .planning import words
 BOOK_RECORD, CONTENTS, LENGTH, COUNT = "record", "contents", "length", "count"
 # Someone's name in full, as the text writes it (full_names.py).
 NAMES_WRITTEN = "names written"
-# Where each kind's answer comes from, as "answered from the book's ..." says it.
-FACT_SOURCES = {BOOK_RECORD: "record", CONTENTS: "contents", LENGTH: "chapters, their words counted",
-                COUNT: "text, counted", NAMES_WRITTEN: "text"}
+# What a word means, from a dictionary (definitions.py), the book's uses of it the evidence.
+DEFINITION = "definition"
+# Where each kind's answer comes from, as "answered from ..." says it.
+FACT_SOURCES = {BOOK_RECORD: "the book's record", CONTENTS: "the book's contents",
+                LENGTH: "the book's chapters, their words counted", COUNT: "the book's text, counted",
+                NAMES_WRITTEN: "the book's text", DEFINITION: "the GCIDE dictionary"}
 TITLE_PAGE_LABEL = "Title page"  # what a line quoting it is cited as: it is in no passage
 
 # What a book's sections and their containers are called, as a question may say it.

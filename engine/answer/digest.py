@@ -28,7 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, LENGTH, NAMES_WRITTEN, TITLE_PAGE_LABEL, title_page_span
+from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, DEFINITION, LENGTH, NAMES_WRITTEN, TITLE_PAGE_LABEL, \
+    title_page_span
 from .deaths import DEATH, death_asked, tells_a_death
 from .expected import AGE, NAME, RELATION, TELLING_KINDS, asked_kin, expected_answer, holds_answer
 from .meetings import MEETING, meeting_asked, names_both, names_the_one_met
@@ -414,7 +415,7 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         return _headings(retrieval, context)
     if retrieval.overview == LENGTH:
         return []  # counted from the book's chapters (`Retrieval.stated`): no line of it says so
-    if retrieval.overview in (COUNT, NAMES_WRITTEN):
+    if retrieval.overview in (COUNT, NAMES_WRITTEN, DEFINITION):
         return _uses(retrieval, context)
     if retrieval.overview == BOOK_RECORD:  # the book's record answers it (`Retrieval.stated`): its title page shown
         span = title_page_span(book)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 import time
 
-from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, LENGTH, NAMES_WRITTEN, WORDS_A_MINUTE
+from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, DEFINITION, LENGTH, NAMES_WRITTEN, WORDS_A_MINUTE
 from .followup import PERSONAL_PRONOUNS, subjects_of
 from .named import GENERIC_WORDS
 from .narrator import outside_dialogue, says_i
@@ -91,7 +91,8 @@ OVERVIEW_EVIDENCE = {OUTLINE: "the book in outline, each chapter's opening acros
                      LENGTH: f"its length: the words of its chapters, counted, read at {WORDS_A_MINUTE} words a minute",
                      COUNT: "where its text uses what was asked about, counted: each use, or each chapter's first",
                      NAMES_WRITTEN: "where its text writes the name found beside the one asked about: each use, or "
-                                    "each chapter's first"}
+                                    "each chapter's first",
+                     DEFINITION: "where its text uses the word asked about: each use, or each chapter's first"}
 _THE_BOOK = re.compile(r"\b(?:this|the|that)\s+(?:whole\s+|entire\s+)?(?:book|novel|story|tale|work)\b", re.I)
 # "it", "this", "that" left once "this book" is taken out refer to something said before.
 _REFERENCES = PERSONAL_PRONOUNS | {"it", "its", "this", "that", "these", "those"}

@@ -12,7 +12,7 @@ from ..index.store import Node
 from ..llm.errors import ContextLimitError, ModelError
 from ..llm.generator import is_small
 from ..llm.types import CancelToken
-from .bookfacts import CONTENTS, COUNT, LENGTH, NAMES_WRITTEN, book_fact
+from .bookfacts import CONTENTS, COUNT, DEFINITION, LENGTH, NAMES_WRITTEN, book_fact
 from .context import BookContext
 from .counting import chapters_naming, how_often, years_named
 from .planning import STOPWORDS, Plan, code_plan, model_plan
@@ -21,6 +21,7 @@ from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing,
     not_found, resolve_citations
 from .digest import DigestLine, evidence_digest
 from .followup import Earlier, as_earlier, asked_again_of, follow_up_question, follows_record, unglossed
+from .definitions import defined
 from .full_names import full_name
 from .named import GENERIC_WORDS, asks_only_what_was_read, chapter_not_in_book, no_chapter_from_here, parts_named_in, \
     without_asking_so_far
@@ -233,15 +234,20 @@ class AnswerSession:
                          within=chapters, meaning_share=self.context.meaning_share)
 
     def _counted(self, question: str, plan: Plan, until: int | None) -> Retrieval | None:
-        """A count in the text (counting.py) or someone's name in full
-        (full_names.py) as the evidence `_uses` gives it; None for any other question."""
+        """A count in the text (counting.py), someone's name in full
+        (full_names.py) or what a word means (definitions.py), with the
+        evidence `_uses` gives it; None for any other question."""
         started, book = time.perf_counter(), self.context.book
         counted = (how_often(question, book, until) or chapters_naming(question, book, until)
                    or years_named(question, book, until))
         if counted is not None:
             return self._uses(plan, counted, until, started)
         name = full_name(question, book, self.context.rarity, until)
-        return self._uses(plan, name, until, started, kind=NAMES_WRITTEN) if name is not None else None
+        if name is not None:
+            return self._uses(plan, name, until, started, kind=NAMES_WRITTEN)
+        embedder = self.context.search.embedder
+        meaning = defined(question, book, self.context.rarity.is_name, until, embedder.embed if embedder else None)
+        return self._uses(plan, meaning, until, started, kind=DEFINITION) if meaning is not None else None
 
     def _uses(self, plan: Plan, counted: tuple[str, str, list[int]], until: int | None,
               started: float, kind: str = COUNT) -> Retrieval:

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Questions readers type about someone or something in a book, of the
 kinds the engine answers by kind (who someone is, looks, callings, homes,
-meanings of names, names in full, kin, who said a line, counts, first and
-last lines, first meetings, how someone dies), some as typed in a hurry
+meanings of names and of words, names in full, kin, who said a line,
+counts, first and last lines, first meetings, how someone dies), some as typed in a hurry
 ("whats stapletons job"), each with what its answer must quote.
 
     CHAPTERHOUSE_HOME=DIR python tests/benchmarks/reader_questions.py [--misses]
@@ -59,6 +59,17 @@ PROBES = [
     ("tarzan-of-the-apes", "meanings", "What does the name Tarzan mean?", r"White-Skin"),
     ("tarzan-of-the-apes", "meanings", "What is the translation of Tarzan in ape language?", r"White-Skin"),
     ("tarzan-of-the-apes", "meanings", "What does Tublat mean?", r"broken nose"),
+    # A word's meaning: the sense the book uses leads (written while building it: gig, moor, hare, humbug,
+    # countenance, tor; held out: the rest).
+    ("black-beauty", "words", "What is a gig?", r"1\. \(noun\) A light carriage"),
+    ("the-hound-of-the-baskervilles", "words", "What does moor mean?", r"1\. \(noun\) An extensive waste"),
+    ("the-hound-of-the-baskervilles", "words", "what's a tor", r"1\. \(noun\) High-pointed hill"),
+    ("a-christmas-carol", "words", "What does humbug mean?", r"1\. \(noun\) (?:A spirit of deception|An imposition)"),
+    ("persuasion", "words", "Define countenance", r"1\. \(noun\) (?:The face|Appearance or expression)"),
+    ("a-study-in-scarlet", "words (held out)", "What is a cab?", r"1\. \(noun\) A kind of close carriage"),
+    ("persuasion", "words (held out)", "What is a curricle?", r"1\. \(noun\) A two-wheeled chaise"),
+    ("the-sign-of-the-four", "words (held out)", "What does lodge mean?", r"1\. \(noun\) A shelter|small house"),
+    ("the-call-of-the-wild", "words (held out)", "What does mush mean?", r"travel|dog|march"),
     ("a-christmas-carol", "names in full", "What is Scrooge's first name?", r"first name is Ebenezer"),
     ("a-christmas-carol", "names in full", "What is Marley's first name?", r"first name is Jacob"),
     ("the-adventures-of-sherlock-holmes", "names in full", "What was Holmes first name?", r"first name is Sherlock"),

@@ -1,0 +1,155 @@
+"""What a word of the book means: "What does humbug mean?", "What is a
+phaeton?", "Define countenance". Old novels are full of words a reader
+today stops at, and the book rarely explains them: a search for the word
+finds the lines that use it, not what it means. So the dictionary
+(dictionary.py) answers, in one line without a model, and the lines where
+the book uses the word are the evidence: they show which sense it has
+here. A name the book writes with a capital ("What does Tarzan mean?") is
+not looked up: the book tells what its names mean (meanings.py)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import numpy as np
+
+from .bookfacts import as_sentence, chapter_name, counted, phrase_pattern
+from .dictionary import SOURCE, Entry, Sense, look_up
+from .planning import STOPWORDS
+
+# One word, or two ("drawing room"), quoted or not.
+_WORD = r"[\"'\u2018\u201c]?(?P<{name}>[A-Za-z][A-Za-z\u2019'-]*(?:\s+[A-Za-z][A-Za-z-]*)?)[\"'\u2019\u201d]?"
+_TERM = r"(?:the\s+(?:word|term|expression)\s+)?"
+# "What does humbug mean here?", "... in this book?": still the word's meaning, shown by the book's uses.
+_HERE = r"(?:\s+here|\s+in\s+(?:this|the)\s+(?:book|novel|story|chapter|stave|passage|context|sentence))?"
+_ASKS = re.compile(
+    rf"^\W*what\s+(?:does|do|did)\s+{_TERM}{_WORD.format(name='a')}\s+mean{_HERE}\W*$"
+    rf"|^\W*(?:what\s+(?:is|are|was)\s+)?the\s+(?:meaning|definition)s?\s+of\s+{_TERM}{_WORD.format(name='b')}"
+    rf"{_HERE}\W*$"
+    rf"|^\W*(?:define|definition\s+of|meaning\s+of|look\s+up)\s+{_TERM}{_WORD.format(name='c')}{_HERE}\W*$"
+    rf"|^\W*what\s+(?:is|was)\s+(?:a|an)\s+{_WORD.format(name='d')}\W*$"
+    # "What are gaiters?": one word, plural; "What are they?" is no word's meaning.
+    r"|^\W*what\s+(?:are|were)\s+[\"'\u2018\u201c]?(?P<e>[A-Za-z-]+s)[\"'\u2019\u201d]?\W*$", re.I)
+
+
+# Senses told at most; the book's lines and the senses the embedder compares to pick the one to lead.
+MAX_SENSES = 4
+_CONTEXTS, _CANDIDATES = 12, 24
+_REACH = 300  # characters each side of a use the embedder reads
+# The words before a use of the one asked about (an adjective or two between) tell whether the book uses it
+# as a noun or a verb.
+_WORDS_BACK = 3
+_BEFORE_A_NOUN = frozenset("a an the this that these those his her my our their your its some any no every each "
+                           "one".split())
+_BEFORE_A_VERB = frozenset("to i you he she we they will would shall should can could may might must not "
+                           "did does do".split())
+# A selection in the reader that can be looked up: a word or two, its punctuation left out.
+_SELECTED_WORD = re.compile(r"^\W*([A-Za-z][A-Za-z\u2019'-]*(?:\s+[A-Za-z][A-Za-z-]*)?)\W*$")
+
+
+def looks_up(selected: str) -> str | None:
+    """The word a selection in the reader holds, if it is a word or two
+    ("humbug!", "door-nail", "drawing room"); None for anything longer."""
+    found = _SELECTED_WORD.match(selected)
+    if found is None or len(found.group(1)) > 30:
+        return None
+    return re.sub(r"[\u2019']s$", "", " ".join(found.group(1).split())).strip("\u2019'")  # "Scrooge's": "Scrooge"
+
+
+def look_up_question(word: str) -> str:
+    """The question a word selected in the reader is looked up with."""
+    return f"What does \u201c{word}\u201d mean?"
+
+
+def word_asked(question: str, is_name) -> str | None:
+    """The word (or two) whose meaning a question asks, if it asks nothing
+    else and the word is not a name in the book; None for any other question."""
+    asked = _ASKS.match(question.strip())
+    if asked is None:
+        return None
+    word = next(group for group in asked.groups() if group).strip().strip("\u2019'")
+    parts = word.split()
+    if any(part.lower() in STOPWORDS or is_name(part) for part in parts):
+        return None  # "What does he mean?", "What does Tarzan mean?"
+    return " ".join(parts).lower()
+
+
+def defined(question: str, book, is_name, until: int | None = None,
+            embed=None) -> tuple[str, str, list[int]] | None:
+    """For a question asking what a word means: the word, the dictionary's
+    senses of it and how often the book uses it in one statement, and where
+    each use starts (up to `until`, a reading limit); None for any other
+    question, or for a word the dictionary does not have (it is then
+    searched as any question is). `embed` (texts to unit vectors) picks the
+    sense nearest the book's lines to lead."""
+    word = word_asked(question, is_name)
+    if word is None:
+        return None
+    found = look_up(word)
+    if found is None:
+        return None
+    start, end = (book.sections[0].start if book.sections else 0), len(book.text) if until is None else until
+    uses = sorted({use.start() for form in {word, found.word} for use in phrase_pattern(form).finditer(book.text,
+                                                                                                        start, end)})
+    used_as = _used_as(book.text, uses)
+    entry = look_up(word, used_as=used_as)  # its senses of that part of speech first
+    shown = _nearest_first(entry, used_as, [_around(book.text, use) for use in uses[:_CONTEXTS]], embed)
+    senses = "; ".join(f"{number}. ({sense.part_of_speech}) {sense.text.rstrip('.;')}"
+                       for number, sense in enumerate(shown[:MAX_SENSES], 1))
+    asked_as, found_as = f"\u201c{word}\u201d", f"\u201c{entry.word}\u201d"
+    if entry.word == word:
+        statement = f"The dictionary ({SOURCE}) gives {asked_as} as: {senses}"
+    elif _unjoined(entry.word) == _unjoined(word):  # "door-nail", which it writes "doornail"
+        statement = f"The dictionary ({SOURCE}) gives {asked_as} (written {found_as}) as: {senses}"
+    else:
+        statement = f"{asked_as} is a form of {found_as}, which the dictionary ({SOURCE}) gives as: {senses}"
+    title, read = re.split(r"[:;]", book.title)[0], " up to where you have read" if until is not None else ""
+    if uses:
+        first = book.section_at(uses[0])
+        where = f", first in {chapter_name(first)}" if first is not None else ""
+        times = "once" if len(uses) == 1 else counted(len(uses), "time")
+        told = f"{title} uses it {times}{read}{where}. Its lines below show the sense it has there."
+    else:
+        told = f"{title} does not use {asked_as}{read}."
+    return entry.word, f"{as_sentence(statement)} {told}", uses
+
+
+def _nearest_first(entry: Entry, used_as: str | None, contexts: list[str], embed) -> list[Sense]:
+    """The entry's senses, the one nearest the book's lines that use the
+    word first, by the embedder, among those of the part of speech the book
+    uses it as: a "gig" in Black Beauty is "a light carriage", the fifth
+    noun sense (after "a fiddle"), and a hare is not "to tease". The rest
+    keep the dictionary's order."""
+    senses = list(entry.senses)
+    candidates = [index for index, sense in enumerate(senses[:_CANDIDATES])
+                  if used_as is None or sense.part_of_speech == used_as]
+    if embed is None or not contexts or len(candidates) < 2:
+        return senses
+    meanings = embed([f"{entry.word}: {senses[index].text}" for index in candidates])
+    nearest = candidates[int(np.argmax((meanings @ embed(contexts).T).mean(axis=1)))]
+    return [senses[nearest]] + senses[:nearest] + senses[nearest + 1:]
+
+
+def _around(text: str, offset: int) -> str:
+    """The text each side of a use: measured on eight words of our books (gig, hare, moor, tor, humbug,
+    countenance...), the sense nearest it was the right one more often than the nearest to its sentence."""
+    return " ".join(text[max(0, offset - _REACH):offset + _REACH].split())
+
+
+def _used_as(text: str, uses: list[int]) -> str | None:
+    """"noun" where the book mostly writes the word after an article or a
+    possessive ("the hare", "a light gig"), "verb" where after "to" or
+    someone doing it ("to hare", "they moor"); None where it cannot tell."""
+    kinds = Counter()
+    for use in uses:
+        clause = re.split(r"[.,;:!?\"\u201c\u201d()]", text[max(0, use - 40):use])[-1]
+        before = [word.lower() for word in re.findall(r"[A-Za-z]+", clause)][-_WORDS_BACK:]
+        told = next((word for word in reversed(before) if word in _BEFORE_A_NOUN | _BEFORE_A_VERB), "")
+        kinds["noun" if told in _BEFORE_A_NOUN else "verb" if told in _BEFORE_A_VERB else None] += 1
+    decided = [(count, kind) for kind, count in kinds.items() if kind is not None]
+    return max(decided)[1] if decided and max(decided)[0] * 2 > sum(count for count, _ in decided) else None
+
+
+def _unjoined(word: str) -> str:
+    return re.sub(r"[\s-]", "", word)
