@@ -555,10 +555,11 @@ class ReaderView(QTextBrowser):
                 related.setStatusTip("Passages elsewhere in the book that tell of the selected one")
                 related.triggered.connect(self.find_related)
             words = self.selected_words()
-            if words is not None and looks_up(words):
-                look_up = menu.addAction(f"Look Up \u201c{looks_up(words)}\u201d")
+            word = looks_up(words) if words is not None else None
+            if word:
+                look_up = menu.addAction(f"Look Up \u201c{word}\u201d")
                 look_up.setStatusTip("What the word means, from a dictionary, with the book's lines that use it")
-                look_up.triggered.connect(lambda: self.lookUpRequested.emit(looks_up(words)))
+                look_up.triggered.connect(lambda: self.lookUpRequested.emit(word))
             if words is not None:
                 find = menu.addAction(f"Find \u201c{words}\u201d in the Book")
                 find.triggered.connect(lambda: self.findRequested.emit(words))

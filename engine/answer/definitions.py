@@ -132,8 +132,8 @@ def _nearest_first(entry: Entry, used_as: str | None, contexts: list[str], embed
 
 
 def _around(text: str, offset: int) -> str:
-    """The text each side of a use: measured on eight words of our books (gig, hare, moor, tor, humbug,
-    countenance...), the sense nearest it was the right one more often than the nearest to its sentence."""
+    """The text each side of a use: measured on six words of our books (gig, hare, moor, tor, humbug,
+    countenance), the sense nearest it was the right one more often than the one nearest its sentence."""
     return " ".join(text[max(0, offset - _REACH):offset + _REACH].split())
 
 
@@ -145,7 +145,7 @@ def _used_as(text: str, uses: list[int]) -> str | None:
     for use in uses:
         clause = re.split(r"[.,;:!?\"\u201c\u201d()]", text[max(0, use - 40):use])[-1]
         before = [word.lower() for word in re.findall(r"[A-Za-z]+", clause)][-_WORDS_BACK:]
-        told = next((word for word in reversed(before) if word in _BEFORE_A_NOUN | _BEFORE_A_VERB), "")
+        told = next((word for word in reversed(before) if word in _BEFORE_A_NOUN or word in _BEFORE_A_VERB), "")
         kinds["noun" if told in _BEFORE_A_NOUN else "verb" if told in _BEFORE_A_VERB else None] += 1
     decided = [(count, kind) for kind, count in kinds.items() if kind is not None]
     return max(decided)[1] if decided and max(decided)[0] * 2 > sum(count for count, _ in decided) else None

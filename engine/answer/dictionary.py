@@ -75,11 +75,6 @@ def _raw_entry(word: str) -> dict | None:
         return _letter(word[0].lower()).get(word.lower())
 
 
-def available() -> bool:
-    """Whether the dictionary's data is installed."""
-    return _data_folder() is not None
-
-
 def base_forms(word: str) -> list[str]:
     """The word, then the words it may be a form of, most likely first:
     plurals and verb endings taken off ("horses", "stopped", "carrying"),
