@@ -554,8 +554,8 @@ class ReaderView(QTextBrowser):
                                                                     else ""))
                 related.setStatusTip("Passages elsewhere in the book that tell of the selected one")
                 related.triggered.connect(self.find_related)
-            words = self.selected_words()
-            word = looks_up(words) if words is not None else None
+            words, span = self.selected_words(), self.selected_span()
+            word = looks_up(words, self._map.text[max(0, span[0] - 40):span[0]]) if words and span else None
             if word:
                 look_up = menu.addAction(f"Look Up \u201c{word}\u201d")
                 look_up.setStatusTip("What the word means, from a dictionary, with the book's lines that use it")

@@ -1909,7 +1909,7 @@ def test_what_a_name_means_is_answered_by_where_a_word_of_meaning_stands_by_it(t
 
 def test_what_a_word_means_is_the_dictionarys_senses_with_the_books_uses_for_evidence(stave_one, session):
     from engine.answer.bookfacts import DEFINITION
-    from engine.answer.definitions import MAX_SENSES, defined, word_asked
+    from engine.answer.definitions import MAX_SENSES, defined, looks_up, word_asked
     from engine.answer.dictionary import look_up
 
     is_name = stave_one.context.rarity.is_name
@@ -1922,6 +1922,11 @@ def test_what_a_word_means_is_the_dictionarys_senses_with_the_books_uses_for_evi
                       "What does Scrooge mean when he says humbug?", "What are they?", "What is Scrooge's job?",
                       "What is the meaning of Christmas to Scrooge?", "What does Tarzan mean in the ape language?"):
         assert word_asked(not_asked, is_name) is None, not_asked
+    # A selection in the reader is looked up when it is a word or two, not a name: a capital where no sentence starts.
+    assert [looks_up(selected, before) for selected, before in [
+        ("humbug!", "was a "), ("door-nail,", "as dead as a "), ("Humbug", '"Bah!" said Scrooge, "'),
+        ("Nobody", "upon the hob. "), ("Scrooge's", "squeezing, grasping, "), ("Marley", "Old "),
+        ("He said it twice", "")]] == ["humbug", "door-nail", "Humbug", "Nobody", None, None, None]
     # The word as written, else the word it is a form of, however a compound is joined; "See Hostler." followed.
     assert look_up("ejaculated").word == "ejaculate" and look_up("candour").word == "candor"
     assert look_up("carriages").word == "carriage" and look_up("door-nail").word == "doornail"

@@ -1518,6 +1518,13 @@ def test_a_question_about_a_passage_selected_in_the_reader(qtbot, fixtures, monk
     assert window.find_bar.field.text() == "hare" and window.find_bar.field.hasFocus()
     window.find_bar.close_bar()
     # A word selected is looked up: the dictionary's senses, the book's lines with the word for evidence.
+    # A name is not a word to look up.
+    duchess = text.index("Duchess")
+    reader.setTextCursor(reader.document_span(duchess, duchess + len("Duchess")))
+    menu = reader.context_menu(point)
+    assert not [action for action in menu.actions() if action.text().startswith("Look Up")]
+    menu.deleteLater()
+    reader.setTextCursor(reader.document_span(other, other + 4))
     menu = reader.context_menu(point)
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as looked_up:
         next(action for action in menu.actions() if action.text() == "Look Up \u201chare\u201d").trigger()

@@ -44,17 +44,25 @@ _BEFORE_A_NOUN = frozenset("a an the this that these those his her my our their 
                            "one".split())
 _BEFORE_A_VERB = frozenset("to i you he she we they will would shall should can could may might must not "
                            "did does do".split())
+# The text before a word where a sentence starts: a full stop (quotes or a bracket after it), a paragraph's
+# start, or a quotation opening right before it (said Scrooge, "Humbug!").
+_SENTENCE_STARTS = re.compile(r"(?:[.!?][\"'\u2019\u201d)]*|\n\s*\n|^)[\s\"'\u2018\u201c(_-]*$|[\"\u2018\u201c]$")
 # A selection in the reader that can be looked up: a word or two, its punctuation left out.
 _SELECTED_WORD = re.compile(r"^\W*([A-Za-z][A-Za-z\u2019'-]*(?:\s+[A-Za-z][A-Za-z-]*)?)\W*$")
 
 
-def looks_up(selected: str) -> str | None:
+def looks_up(selected: str, before: str = "") -> str | None:
     """The word a selection in the reader holds, if it is a word or two
-    ("humbug!", "door-nail", "drawing room"); None for anything longer."""
+    ("humbug!", "door-nail", "drawing room"); None for anything longer, and
+    for a name: a word with a capital where, by the text `before` it, no
+    sentence starts ("said Scrooge", not "“Humbug!”")."""
     found = _SELECTED_WORD.match(selected)
     if found is None or len(found.group(1)) > 30:
         return None
-    return re.sub(r"[\u2019']s$", "", " ".join(found.group(1).split())).strip("\u2019'")  # "Scrooge's": "Scrooge"
+    word = re.sub(r"[\u2019']s$", "", " ".join(found.group(1).split())).strip("\u2019'")  # "Scrooge's": "Scrooge"
+    if word[:1].isupper() and before.strip() and not _SENTENCE_STARTS.search(before):
+        return None
+    return word
 
 
 def look_up_question(word: str) -> str:
