@@ -86,6 +86,11 @@ def _inflected(word: str, words) -> bool:
                for ending in _ENDINGS)
 
 
+def word_frequency(word: str) -> int:
+    """How often the English word list has seen a word (0 where never)."""
+    return _word_list().word_frequency[word.lower()]
+
+
 def in_the_word_list(word: str) -> bool:
     """Whether the English word list has the word (lower case) as it is: "chronicles", "readers", not
     "lauries" (the list has names too: "laurie")."""
