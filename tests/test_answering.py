@@ -722,6 +722,7 @@ def test_a_follow_up_takes_its_pronouns_as_the_earlier_question_named():
     assert follow_up_question("And Louisa?", "How many times is Anne mentioned?") == \
         "How many times is Louisa mentioned?"
     assert follow_up_question("What about Belle?", "Who is Marley?") == "Who is Belle?"
+    assert follow_up_question("And gig?", "What does crupper mean?") == "What does \u201cgig\u201d mean?"
     assert follow_up_question("and Mrs Fezziwig?", "What does Scrooge say about Christmas?") == \
         "What does Mrs Fezziwig say about Christmas?"
     assert follow_up_question("And chapter 6?", "What is chapter 5 called?") == "What is chapter 6 called?"
@@ -1962,6 +1963,10 @@ def test_what_a_word_means_is_the_dictionarys_senses_with_the_books_uses_for_evi
     assert f"{MAX_SENSES}. (" in fly and f"{MAX_SENSES + 1}. (" not in fly
     gig = defined("What does gig mean?", session.context.book, is_name, embed=embed)[1]
     assert "1. (noun) A light carriage" in gig and "2. (noun) A fiddle" in gig  # "in a light gig"
+    # Its uses as the book writes them, plurals too ("hares out of the woods").
+    hares = len(re.findall(r"(?<!\w)hares?(?!\w)", session.context.book.text[session.context.book.sections[0].start:],
+                           re.I))
+    assert len(defined("What is a hare?", session.context.book, is_name)[2]) == hares > 0
     # A name is the book's to explain, and a word the dictionary lacks is searched.
     assert stave_one.retrieve("What does Marley mean?").overview != DEFINITION
     assert stave_one.retrieve("What does serendipity mean?").stated is None

@@ -101,8 +101,8 @@ def defined(question: str, book, is_name, until: int | None = None,
     if found is None:
         return None
     start, end = (book.sections[0].start if book.sections else 0), len(book.text) if until is None else until
-    uses = sorted({use.start() for form in {word, found.word} for use in phrase_pattern(form).finditer(book.text,
-                                                                                                        start, end)})
+    uses = sorted({use.start() for form in {word, found.word}
+                   for use in _written(form).finditer(book.text, start, end)})
     used_as = _used_as(book.text, uses)
     entry = look_up(word, used_as=used_as)  # its senses of that part of speech first
     shown = _nearest_first(entry, used_as, [_around(book.text, use) for use in uses[:_CONTEXTS]], embed)
@@ -174,6 +174,12 @@ def _used_as(text: str, uses: list[int]) -> str | None:
         kinds["noun" if told in _BEFORE_A_NOUN else "verb" if told in _BEFORE_A_VERB else None] += 1
     decided = [(count, kind) for kind, count in kinds.items() if kind is not None]
     return max(decided)[1] if decided and max(decided)[0] * 2 > sum(count for count, _ in decided) else None
+
+
+def _written(word: str) -> re.Pattern:
+    """The word as the book may write it: in any case, its parts joined in
+    any way, a plural's ending ("our bearing reins were shortened")."""
+    return re.compile(phrase_pattern(word).pattern.removesuffix(r"(?!\w)") + r"(?:s|es)?(?!\w)", re.I)
 
 
 def _unjoined(word: str) -> str:

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 
 from .counting import SAYING
+from .definitions import look_up_question, looks_up, word_asked
 from .named import chapter_reference
 from .planning import LETTER, NAME_JOINERS, QUOTED, STOPWORDS, WORD_PATTERN, words
 from .selection import about_question
@@ -137,12 +138,15 @@ def asked_again_of(question: str, earlier: str, characters: list[dict] | None) -
     asked again of the new name or chapter ("How many times is Louisa
     mentioned?"); None for any other follow-up. A name or quoted phrase
     takes the place of the earlier question's first one, a chapter the
-    place of the chapter it named."""
+    place of the chapter it named, a word the word whose meaning it asked."""
     elliptical = _ELLIPSIS.match(question)
     if elliptical is None:
         return None
     new = elliptical.group("new").strip()
     earlier = " ".join(earlier.split())
+    # "And gig?" after "What does crupper mean?": the new word's meaning.
+    if word_asked(earlier, lambda _word: False) is not None and looks_up(new) is not None:
+        return look_up_question(looks_up(new))
     old_chapter, new_chapter = chapter_reference(earlier), chapter_reference(new)
     if new_chapter is not None and new_chapter.group() == new and old_chapter is not None:
         return f"{earlier[:old_chapter.start()]}{new}{earlier[old_chapter.end():]}"
