@@ -682,7 +682,8 @@ class AskPanel(QWidget):
                             if result.get("digest") else
                             "<p><i>Nothing elsewhere in the book was found to tell of it.</i></p>")
         if result.get("stated"):  # the book's record answers it: no model call
-            answer_block = f"<h4>Answer</h4><p>{html.escape(result['stated'])}</p>"
+            stated = html.escape(result["stated"]).replace("\n", "<br>")  # a dictionary's senses, one a line
+            answer_block = f"<h4>Answer</h4><p>{stated}</p>"
         evidence_block = f"<h4>Evidence</h4>{digest_html}" if digest_html else ""
         page = evidence_block + answer_block if draft else answer_block + evidence_block
         limit = result.get("reading_limit")

@@ -1531,9 +1531,11 @@ def test_a_question_about_a_passage_selected_in_the_reader(qtbot, fixtures, monk
     menu.deleteLater()
     assert looked_up.args[0]["question"] == "What does \u201chare\u201d mean?" and looked_up.args[0]["focus"] is None
     assert looked_up.args[0]["stated"].startswith("The dictionary (GCIDE, grown from Webster's of 1913) gives "
-                                                  "\u201chare\u201d as: 1. (noun)")
+                                                  "\u201chare\u201d as:\n1. (noun)")
     assert looked_up.args[0]["digest"] and all("hare" in line["text"] for line in looked_up.args[0]["digest"])
     assert panel.status.text().startswith("Answered from the GCIDE dictionary in")
+    page = panel.answer_view.toPlainText()  # a sense a line
+    assert "as:\n1. (noun)" in page and "\n2. (" in page
 
 
 def test_a_selection_maps_back_to_the_books_text_across_wide_characters(tmp_path):

@@ -106,15 +106,16 @@ def defined(question: str, book, is_name, until: int | None = None,
     used_as = _used_as(book.text, uses)
     entry = look_up(word, used_as=used_as)  # its senses of that part of speech first
     shown = _nearest_first(entry, used_as, [_around(book.text, use) for use in uses[:_CONTEXTS]], embed)
-    senses = "; ".join(f"{number}. ({sense.part_of_speech}) {sense.text.rstrip('.;')}"
-                       for number, sense in enumerate(shown[:MAX_SENSES], 1))
+    # One sense a line: a numbered list in the app, the terminal and Markdown.
+    senses = "".join(f"\n{number}. ({sense.part_of_speech}) {as_sentence(sense.text.rstrip(';'))}"
+                     for number, sense in enumerate(shown[:MAX_SENSES], 1))
     asked_as, found_as = f"\u201c{word}\u201d", f"\u201c{entry.word}\u201d"
     if entry.word == word:
-        statement = f"The dictionary ({SOURCE}) gives {asked_as} as: {senses}"
+        statement = f"The dictionary ({SOURCE}) gives {asked_as} as:{senses}"
     elif _unjoined(entry.word) == _unjoined(word):  # "door-nail", which it writes "doornail"
-        statement = f"The dictionary ({SOURCE}) gives {asked_as} (written {found_as}) as: {senses}"
+        statement = f"The dictionary ({SOURCE}) gives {asked_as} (written {found_as}) as:{senses}"
     else:
-        statement = f"{asked_as} is a form of {found_as}, which the dictionary ({SOURCE}) gives as: {senses}"
+        statement = f"{asked_as} is a form of {found_as}, which the dictionary ({SOURCE}) gives as:{senses}"
     title, read = re.split(r"[:;]", book.title)[0], " up to where you have read" if until is not None else ""
     if uses:
         first = book.section_at(uses[0])
@@ -123,7 +124,7 @@ def defined(question: str, book, is_name, until: int | None = None,
         told = f"{title} uses it {times}{read}{where}. Its lines below show the sense it has there."
     else:
         told = f"{title} does not use {asked_as}{read}."
-    return entry.word, f"{as_sentence(statement)} {told}", uses
+    return entry.word, f"{statement}\n{told}", uses
 
 
 def _nearest_first(entry: Entry, used_as: str | None, contexts: list[str], embed) -> list[Sense]:

@@ -90,8 +90,7 @@ def main() -> int:
                 definitions._COMMON = common if way == WAYS[3] else float("inf")
                 embed = context.search.embedder.embed if way != WAYS[0] else None
                 found = definitions.defined(question.question, context.book, context.rarity.is_name, embed=embed)
-                first = re.search(r"1\. \([^)]*\) (.*?)(?:; 2\. |\. [^;]*? (?:uses it|does not use))",
-                                  found[1]) if found else None
+                first = re.search(r"^1\. \([^)]*\) (.*)$", found[1], re.M) if found else None
                 led[way] = first.group(1) if first else ""
                 hits[way] += bool(re.search(expected, led[way]))
             if not re.search(expected, led[WAYS[-1]]):
