@@ -1908,7 +1908,8 @@ def test_what_a_name_means_is_answered_by_where_a_word_of_meaning_stands_by_it(t
     assert "meant Broken Nose" in meaning.digest(found)[0].text
 
 
-def test_what_a_word_means_is_the_dictionarys_senses_with_the_books_uses_for_evidence(stave_one, session):
+def test_what_a_word_means_is_the_dictionarys_senses_with_the_books_uses_for_evidence(stave_one, session, monkeypatch):
+    from engine.answer import dictionary
     from engine.answer.bookfacts import DEFINITION
     from engine.answer.definitions import MAX_SENSES, defined, looks_up, word_asked
     from engine.answer.dictionary import look_up
@@ -1970,6 +1971,13 @@ def test_what_a_word_means_is_the_dictionarys_senses_with_the_books_uses_for_evi
     # A name is the book's to explain, and a word the dictionary lacks is searched.
     assert stave_one.retrieve("What does Marley mean?").overview != DEFINITION
     assert stave_one.retrieve("What does serendipity mean?").stated is None
+    # Without the dictionary's data (a packaging that left it out), a word's meaning is searched as before.
+    monkeypatch.setattr(dictionary, "_data_folder", lambda: None)
+    dictionary._letter.cache_clear()
+    assert stave_one.retrieve("What does gruel mean?").stated is None and look_up("gruel") is None
+    monkeypatch.undo()
+    dictionary._letter.cache_clear()
+    assert look_up("gruel") is not None
 
 
 def test_how_old_someone_is_is_answered_by_where_an_age_stands_by_their_name(session):
