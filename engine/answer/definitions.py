@@ -2,9 +2,9 @@
 phaeton?", "Define countenance". Old novels are full of words a reader
 today stops at, and the book rarely explains them: a search for the word
 finds the lines that use it, not what it means. So the dictionary
-(dictionary.py) answers, in one line without a model, and the lines where
-the book uses the word are the evidence: they show which sense it has
-here. A name the book writes with a capital ("What does Tarzan mean?") is
+(dictionary.py) answers, without a model, with the sense the book means
+first, and the lines where the book uses the word are the evidence: they
+show which sense it has here. A name the book writes with a capital ("What does Tarzan mean?") is
 not looked up: the book tells what its names mean (meanings.py)."""
 
 from __future__ import annotations

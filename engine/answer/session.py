@@ -19,9 +19,9 @@ from .planning import STOPWORDS, Plan, code_plan, model_plan
 from .absent import names_not_in_book, nothing_to_answer
 from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing, answer_rules, generate_answer, \
     not_found, resolve_citations
+from .definitions import defined
 from .digest import DigestLine, evidence_digest
 from .followup import Earlier, as_earlier, asked_again_of, follow_up_question, follows_record, unglossed
-from .definitions import defined
 from .full_names import full_name
 from .named import GENERIC_WORDS, asks_only_what_was_read, chapter_not_in_book, no_chapter_from_here, parts_named_in, \
     without_asking_so_far
