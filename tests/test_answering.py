@@ -1918,7 +1918,8 @@ def test_what_a_word_means_is_the_dictionarys_senses_with_the_books_uses_for_evi
     for asked, word in [("What does humbug mean?", "humbug"), ("What does \u2018gruel\u2019 mean here?", "gruel"),
                         ("Define door-nail", "door-nail"), ("What is a phaeton?", "phaeton"),
                         ("What is the meaning of the word ejaculated?", "ejaculated"), ("What are gaiters?", "gaiters"),
-                        ("look up Countenance", "countenance"), ("what does HUMBUG mean in this book", "humbug")]:
+                        ("look up Countenance", "countenance"), ("what does HUMBUG mean in this book", "humbug"),
+                        ("What does t\u00eate-\u00e0-t\u00eate mean?", "t\u00eate-\u00e0-t\u00eate")]:
         assert word_asked(asked, is_name) == word, asked
     for not_asked in ("What does Marley mean?", "What does he mean?", "What does the knocker mean?",
                       "What does Scrooge mean when he says humbug?", "What are they?", "What is Scrooge's job?",
@@ -1932,6 +1933,7 @@ def test_what_a_word_means_is_the_dictionarys_senses_with_the_books_uses_for_evi
     # The word as written, else the word it is a form of, however a compound is joined; "See Hostler." followed.
     assert look_up("ejaculated").word == "ejaculate" and look_up("candour").word == "candor"
     assert look_up("carriages").word == "carriage" and look_up("door-nail").word == "doornail"
+    assert look_up("t\u00eate-\u00e0-t\u00eate").word == "tete-a-tete"  # accents as an English keyboard types them
     assert any("care of horses" in sense.text for sense in look_up("ostler").senses)
     phaeton = look_up("phaeton")
     assert phaeton.senses[0].part_of_speech == "noun" and "four-wheeled carriage" in phaeton.senses[0].text

@@ -18,9 +18,12 @@ from .bookfacts import as_sentence, chapter_name, counted, phrase_pattern
 from .dictionary import SOURCE, Entry, Sense, look_up
 from .planning import STOPWORDS, content_words, stem, words
 from .spelling import word_frequency
+from .vocabulary import folded
 
-# One word, or two ("drawing room"), quoted or not.
-_WORD = r"[\"'\u2018\u201c]?(?P<{name}>[A-Za-z][A-Za-z\u2019'-]*(?:\s+[A-Za-z][A-Za-z-]*)?)[\"'\u2019\u201d]?"
+# One word, or two ("drawing room", "en route"), quoted or not, accented or not ("tête-à-tête").
+_LETTER = r"[^\W\d_]"
+_WORDS_OF_IT = rf"{_LETTER}(?:{_LETTER}|[\u2019'-])*(?:\s+{_LETTER}(?:{_LETTER}|-)*)?"
+_WORD = rf"[\"'\u2018\u201c]?(?P<{{name}}>{_WORDS_OF_IT})[\"'\u2019\u201d]?"
 _TERM = r"(?:the\s+(?:word|term|expression)\s+)?"
 # "What does humbug mean here?", "... in this book?": still the word's meaning, shown by the book's uses.
 _HERE = r"(?:\s+here|\s+in\s+(?:this|the)\s+(?:book|novel|story|chapter|stave|passage|context|sentence))?"
@@ -51,7 +54,7 @@ _BEFORE_A_VERB = frozenset("to i you he she we they will would shall should can 
 # start, or a quotation opening right before it (said Scrooge, "Humbug!").
 _SENTENCE_STARTS = re.compile(r"(?:[.!?][\"'\u2019\u201d)]*|\n\s*\n|^)[\s\"'\u2018\u201c(_-]*$|[\"\u2018\u201c]$")
 # A selection in the reader that can be looked up: a word or two, its punctuation left out.
-_SELECTED_WORD = re.compile(r"^\W*([A-Za-z][A-Za-z\u2019'-]*(?:\s+[A-Za-z][A-Za-z-]*)?)\W*$")
+_SELECTED_WORD = re.compile(rf"^\W*({_WORDS_OF_IT})\W*$")
 
 
 def looks_up(selected: str, before: str = "") -> str | None:
@@ -184,4 +187,4 @@ def _written(word: str) -> re.Pattern:
 
 
 def _unjoined(word: str) -> str:
-    return re.sub(r"[\s-]", "", word)
+    return re.sub(r"[\s-]", "", folded(word))

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from .vocabulary import folded
+
 SOURCE = "GCIDE, grown from Webster's of 1913"
 # The abbreviations the entries mark each sense with, as a reader says them.
 _PARTS_OF_SPEECH = {"n.": "noun", "v. t.": "verb", "v. i.": "verb", "v. i. & t.": "verb", "v. t. & i.": "verb",
@@ -141,8 +143,9 @@ def look_up(word: str, used_as: str | None = None) -> Entry | None:
     where neither is in the dictionary. A compound is looked up however it
     is joined ("door-nail", "doornail"; "bearing-rein", "bearing rein")."""
     word = " ".join(word.split())
-    joinings = dict.fromkeys([word, word.replace("-", " "), word.replace("-", ""), word.replace(" ", "-"),
-                              word.replace(" ", "")])
+    joinings = dict.fromkeys(joined for written in (word, folded(word))  # "tête-à-tête": it has "tete-a-tete"
+                             for joined in (written, written.replace("-", " "), written.replace("-", ""),
+                                            written.replace(" ", "-"), written.replace(" ", "")))
     for form in (form for joined in joinings for form in base_forms(joined)):
         raw = _raw_entry(form)
         blocks = _senses(raw) if raw else []
