@@ -29,6 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from corpus_books import corpus_books  # noqa: E402  (beside this script)
+
 # (book, kind, question, a pattern the answer must hold)
 PROBES = [
     ("the-hound-of-the-baskervilles", "looks", "How is Dr Mortimer described?", r"very tall, thin man"),
@@ -141,15 +143,13 @@ def answered(expected: str, stated: str | None, lines: list[str]) -> bool:
 
 def main() -> int:
     from engine.answer.evaluate import Question, sessions_by_book
-    from engine.answer_cli import default_books_dir
     from engine.store import Library
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--misses", action="store_true", help="print what was quoted for each question missed")
     args = parser.parse_args()
-    books = default_books_dir()
-    if not books.is_dir():
-        print(f"{books}: no corpus (set CHAPTERHOUSE_CORPUS)", file=sys.stderr)
+    books = corpus_books()
+    if books is None:
         return 2
     paths = {slug: books / f"{slug}.txt" for slug, *_ in PROBES}
     paths = {slug: path if path.is_file() else books / "extra" / path.name for slug, path in paths.items()}

@@ -29,6 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from corpus_books import corpus_books  # noqa: E402  (beside this script)
+
 # (book, word, a pattern the sense the book means must hold)
 WORDS = [
     ("black-beauty", "gig", r"light carriage"), ("black-beauty", "hare", r"rodent"),
@@ -64,15 +66,13 @@ WAYS = ("dictionary's order", "embedder alone", "embedder and shared words", "by
 def main() -> int:
     from engine.answer import definitions
     from engine.answer.evaluate import Question, sessions_by_book
-    from engine.answer_cli import default_books_dir
     from engine.store import Library
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--misses", action="store_true", help="print the sense each way led with where it missed")
     args = parser.parse_args()
-    books = default_books_dir()
-    if not books.is_dir():
-        print(f"{books}: no corpus (set CHAPTERHOUSE_CORPUS)", file=sys.stderr)
+    books = corpus_books()
+    if books is None:
         return 2
     questions = [Question(id=f"{word}|{expected}", book_path=books / f"{slug}.txt", question=f"What is a {word}?")
                  for slug, word, expected in WORDS]
