@@ -1933,7 +1933,7 @@ def test_what_a_word_means_is_the_dictionarys_senses_with_the_books_uses_for_evi
     # The word as written, else the word it is a form of, however a compound is joined; "See Hostler." followed.
     assert look_up("ejaculated").word == "ejaculate" and look_up("candour").word == "candor"
     assert look_up("carriages").word == "carriage" and look_up("door-nail").word == "doornail"
-    assert look_up("t\u00eate-\u00e0-t\u00eate").word == "tete-a-tete"  # accents as an English keyboard types them
+    assert look_up("t\u00eate-\u00e0-t\u00eate").word == "tete-a-tete"  # typed with its accents, written without
     assert any("care of horses" in sense.text for sense in look_up("ostler").senses)
     phaeton = look_up("phaeton")
     assert phaeton.senses[0].part_of_speech == "noun" and "four-wheeled carriage" in phaeton.senses[0].text
