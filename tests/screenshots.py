@@ -228,6 +228,13 @@ def main() -> int:
         wait(lambda: bool(done) or bool(refused), 120)
         shot(name)
     # A word selected in the reader and looked up (its right-click menu): a dictionary's senses, the book's uses.
+    reader, text = window.reader, window.book.text
+    word = text.index("humbug")
+    reader.setTextCursor(reader.document_span(word, word + len("humbug")))
+    menu = reader.context_menu(reader.cursorRect().center())
+    menu.adjustSize()
+    shot("36-look-up-in-the-menu", menu)
+    menu.deleteLater()
     done.clear()
     window.ask_panel.look_up("humbug")
     wait(lambda: bool(done), 120)
