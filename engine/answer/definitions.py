@@ -26,7 +26,10 @@ _WORDS_OF_IT = rf"{_LETTER}(?:{_LETTER}|[\u2019'-])*(?:\s+{_LETTER}(?:{_LETTER}|
 _WORD = rf"[\"'\u2018\u201c]?(?P<{{name}}>{_WORDS_OF_IT})[\"'\u2019\u201d]?"
 _TERM = r"(?:the\s+(?:word|term|expression)\s+)?"
 # "What does humbug mean here?", "... in this book?": still the word's meaning, shown by the book's uses.
-_HERE = r"(?:\s+here|\s+in\s+(?:this|the)\s+(?:book|novel|story|chapter|stave|passage|context|sentence))?"
+# A common word asked of the book ("What does love mean in this book?") asks about the book, not the word.
+_IN_IT = r"\s+here|\s+in\s+(?:this|the)\s+(?:book|novel|story|chapter|stave|passage|context|sentence)"
+_HERE = rf"(?:{_IN_IT})?"
+_IN_THE_BOOK = re.compile(rf"(?:{_IN_IT})\W*$", re.I)
 _ASKS = re.compile(
     rf"^\W*what\s+(?:does|do|did)\s+{_TERM}{_WORD.format(name='a')}\s+mean{_HERE}\W*$"
     rf"|^\W*(?:what\s+(?:is|are|was)\s+)?the\s+(?:meaning|definition)s?\s+of\s+{_TERM}{_WORD.format(name='b')}"
@@ -86,6 +89,8 @@ def word_asked(question: str, is_name) -> str | None:
     parts = word.split()
     if any(part.lower() in STOPWORDS or is_name(part) for part in parts):
         return None  # "What does he mean?", "What does Tarzan mean?"
+    if _IN_THE_BOOK.search(question) and word_frequency(word) >= _COMMON:
+        return None  # "What does love mean in this book?" asks about the book, not the word
     return " ".join(parts).lower()
 
 
