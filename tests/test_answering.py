@@ -1971,6 +1971,13 @@ def test_what_a_word_means_is_the_dictionarys_senses_with_the_books_uses_for_evi
     hares = len(re.findall(r"(?<!\w)hares?(?!\w)", session.context.book.text[session.context.book.sections[0].start:],
                            re.I))
     assert len(defined("What is a hare?", session.context.book, is_name)[2]) == hares > 0
+    # "What does this mean?" about a word selected is its meaning, of the whole book; about more, as asked.
+    gruel = text.index("gruel")
+    selected = stave_one.retrieve("What does this mean?", focus=(gruel, gruel + len("gruel")))
+    assert selected.overview == DEFINITION and selected.plan.question == "What does \u201cgruel\u201d mean?"
+    sentence = (gruel - 40, gruel + len("gruel"))
+    assert stave_one.retrieve("What does this mean?", focus=sentence).overview != DEFINITION
+    assert stave_one.retrieve("Why is it here?", focus=(gruel, gruel + len("gruel"))).overview != DEFINITION
     # A name is the book's to explain, and a word the dictionary lacks is searched.
     assert stave_one.retrieve("What does Marley mean?").overview != DEFINITION
     assert stave_one.retrieve("What does serendipity mean?").stated is None

@@ -1536,6 +1536,12 @@ def test_a_question_about_a_passage_selected_in_the_reader(qtbot, fixtures, monk
     assert panel.status.text().startswith("Answered from the GCIDE dictionary in")
     page = panel.answer_view.toPlainText()  # a sense a line
     assert "as:\n1. (noun)" in page and "\n2. (" in page
+    # "What does this mean?" about a word selected asks the same.
+    panel.set_focus(other, other + 4)
+    panel.question.setText("What does this mean?")
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as this_word:
+        panel.ask()
+    assert this_word.args[0]["stated"] == looked_up.args[0]["stated"] and this_word.args[0]["focus"] is None
 
 
 def test_a_selection_maps_back_to_the_books_text_across_wide_characters(tmp_path):

@@ -56,6 +56,12 @@ _BEFORE_A_VERB = frozenset("to i you he she we they will would shall should can 
 # The text before a word where a sentence starts: a full stop (quotes or a bracket after it), a paragraph's
 # start, or a quotation opening right before it (said Scrooge, "Humbug!").
 _SENTENCE_STARTS = re.compile(r"(?:[.!?][\"'\u2019\u201d)]*|\n\s*\n|^)[\s\"'\u2018\u201c(_-]*$|[\"\u2018\u201c]$")
+# A question about a selection that asks what it means.
+_THIS = r"(?:this|that|it|these|those)(?:\s+words?)?|the\s+words?"
+_WHAT_IT_MEANS = re.compile(
+    rf"^\W*(?:what\s+(?:does|do|did)\s+(?:{_THIS})\s+mean|(?:define|look\s+up)(?:\s+(?:{_THIS}))?"
+    rf"|what\s+(?:is|are)\s+(?:the\s+)?(?:meaning|definition)s?(?:\s+of\s+(?:{_THIS}))?|meaning|definition"
+    rf"|what\s+(?:is|are)\s+(?:this|that|these|those|it))\W*$", re.I)
 # A selection in the reader that can be looked up: a word or two, its punctuation left out.
 _SELECTED_WORD = re.compile(rf"^\W*({_WORDS_OF_IT})\W*$")
 
@@ -72,6 +78,12 @@ def looks_up(selected: str, before: str = "") -> str | None:
     if word[:1].isupper() and before.strip() and not _SENTENCE_STARTS.search(before):
         return None
     return word
+
+
+def asks_what_it_means(question: str) -> bool:
+    """Whether a question about a selection asks what the words selected
+    mean ("What does this mean?", "Define it", "meaning?")."""
+    return _WHAT_IT_MEANS.match(question) is not None
 
 
 def look_up_question(word: str) -> str:

@@ -19,7 +19,7 @@ from .planning import STOPWORDS, Plan, code_plan, model_plan
 from .absent import names_not_in_book, nothing_to_answer
 from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing, answer_rules, generate_answer, \
     not_found, resolve_citations
-from .definitions import defined
+from .definitions import asks_what_it_means, defined, look_up_question, looks_up
 from .digest import DigestLine, evidence_digest
 from .followup import Earlier, as_earlier, asked_again_of, follow_up_question, follows_record, unglossed
 from .full_names import full_name
@@ -162,7 +162,7 @@ class AnswerSession:
         """The evidence for a question, no answer call (see `ask` for the arguments)."""
         question, until, here, read_as = self.as_asked(question, until, at)
         question, after = self.asked_again(question, after, until)
-        focus = self.checked_focus(focus)
+        question, focus = self.word_selected(question, self.checked_focus(focus))
         within = self.scope(question, focus, within, until, here)
         found = self.evidence(self.plan(question, planner, cancel, until, focus, within, after), question, budget,
                               until, focus, within, after, features, here, at)
@@ -440,6 +440,16 @@ class AnswerSession:
                                     f"(it has {len(text):,})")
         return start, end
 
+    def word_selected(self, question: str, focus: tuple[int, int] | None) -> tuple[str, tuple[int, int] | None]:
+        """"What does this mean?" about a word selected ("gig") is "What
+        does “gig” mean?" of the whole book (definitions.py); any other
+        question, or one about more than a word or two or a name, as asked."""
+        if focus is None or not asks_what_it_means(question):
+            return question, focus
+        text = self.context.book.text
+        word = looks_up(text[focus[0]:focus[1]], text[max(0, focus[0] - 40):focus[0]])
+        return (look_up_question(word), None) if word else (question, focus)
+
     def digest_text(self, retrieval: Retrieval) -> str:
         return " ".join(line.text for line in self.digest(retrieval))
 
@@ -508,6 +518,8 @@ class AnswerSession:
         follows = None if related else self.follows(question, after, until)
         question, after = self.asked_again(question, after, until)
         focus = self.checked_focus(focus)
+        if not related:
+            question, focus = self.word_selected(question, focus)
         within = self.checked_within(within, until) if related else self.scope(question, focus, within, until, here)
         if planner == "auto" and not self.writes_answers:
             planner = "code"
