@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from .spelling import american_spelling
 from .vocabulary import folded
 
 SOURCE = "GCIDE, grown from Webster's of 1913"
@@ -97,11 +98,7 @@ def base_forms(word: str) -> list[str]:
         forms.append(word[:-2])
     if word.endswith("ly") and len(word) > 5:
         forms.append(word[:-2])
-    if word.endswith("our"):
-        forms.append(word[:-3] + "or")
-    if re.search(r"is(?:e|ed|es|ing|ation)$", word):
-        forms += [candidate.replace("is", "iz") for candidate in list(forms)]
-    return list(dict.fromkeys(forms))
+    return list(dict.fromkeys(forms + [american_spelling(form) for form in forms]))
 
 
 def _senses(raw: dict, followed: int = 0) -> list[list[Sense]]:

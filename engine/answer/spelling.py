@@ -72,7 +72,7 @@ def _read_as(word: str, vocabulary) -> str | None:
         seldom = words.word_frequency[word]
         near = [other for other in near if seldom < _SELDOM and words.word_frequency[other] >= _OFTENER * seldom]
     read = max(near, key=lambda other: (vocabulary.get(other, 0), other), default=None)
-    if read is None or _american(word) == _american(read):
+    if read is None or american_spelling(word) == american_spelling(read):
         return None  # "summarise", "colour": a word, spelled as in Britain (the word list is American)
     return read
 
@@ -102,7 +102,8 @@ _BRITISH = ((re.compile(r"is(e|es|ed|ing|ation|ations)$"), r"iz\1"), (re.compile
             (re.compile(r"ence$"), "ense"))
 
 
-def _american(word: str) -> str:
+def american_spelling(word: str) -> str:
+    """The word as American dictionaries and word lists spell it: "colour", "color"; "realised", "realized"."""
     for pattern, replacement in _BRITISH:
         word = pattern.sub(replacement, word)
     return word
