@@ -858,7 +858,8 @@ class MainWindow(QMainWindow):
     def _prepare_answers(self, book_id: str) -> None:
         """Load a searchable book's passages and search files now, in a worker,
         so its first question does not wait for them (a third of a second for
-        Little Women). A book still being indexed loads them when asked."""
+        Little Women), then what first questions of some kinds would wait for
+        (`AnswerSession.prepare`). A book still being indexed loads them when asked."""
         from engine.answer.session import AnswerSession
 
         epoch = self._sessions_epoch
@@ -873,8 +874,11 @@ class MainWindow(QMainWindow):
                 if epoch != self._sessions_epoch:
                     return
                 self._sessions[book_id] = session  # as a question would keep it
-                if session.indexer.status()["stage_reached"] >= 1:
-                    session.context  # the property loads them
+                if session.indexer.status()["stage_reached"] < 1:
+                    return
+                session.context  # the property loads them
+            # Out of the lock: a question asked meanwhile need not wait for the rest.
+            session.prepare()
 
         self.tasks.submit(prepare, name="Preparing the book's answers", lane=URGENT, on_error=lambda _message: None)
 

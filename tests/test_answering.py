@@ -1777,6 +1777,49 @@ def test_questions_about_the_story_that_share_those_words_are_searched(session):
     assert book_fact("What is the name of the third part?", book, []) is None  # not "What is this book called?"
 
 
+def test_names_and_words_of_a_kind_are_found_as_a_whole_word_search_finds_them(stave_one):
+    """Faster patterns (a name's letters first, a kind's words as a trie),
+    the same finds as searching for them between word boundaries."""
+    from engine.answer.looks import LOOKS
+    from engine.answer.people import place_shares
+    from engine.answer.vocabulary import as_written
+
+    text = ("To Bath, said Mr. Brooke; in BATH, not Bathurst nor inBath. Mr Brooke went to Bath and to bath "
+            "at D'Arnot's, with D'Arnot. Marley_Bath is one word.")
+    for name in ("Bath", "Mr Brooke", "D'Arnot", "Brooke", "Arnot", "Mr. Brooke went"):
+        plain = re.compile(r"\b" + r"\.?\s+".join(re.escape(word.rstrip(".")) for word in name.split()) + r"\b",
+                           re.I)
+        assert [m.span() for m in as_written(name).finditer(text)] == [m.span() for m in plain.finditer(text)], name
+    assert len(as_written("Bath").findall(text)) == 4 and len(as_written("Mr Brooke").findall(text)) == 2
+    # In its case ("In Bath" and "bath" are not counted as after "in" and as the place), as the text writes it.
+    assert place_shares("Bath", "He went to Bath. In Bath, at Bath, from Bath; Bath was fine; a bath.") == (
+        5, 0.4, 0.2)
+    assert place_shares("Bathurst", "in Bathurst, at Bathurst, to Bathurst") == (3, 2 / 3, 1 / 3)
+    # The longest of the words that begin alike, each part of a joined word, whole words only.
+    described = "Her cheeks were red, prim-faced and clean-shaven; faces, cheek, lean-jawed, Eyebrows."
+    assert LOOKS.pattern.findall(described) == ["cheeks", "faced", "clean-shaven", "cheek", "lean", "jawed",
+                                             "Eyebrows"]
+    plain = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, LOOKS.words), key=len, reverse=True)) + r")\b", re.I)
+    book = stave_one.context.book.text
+    assert [m.span() for m in LOOKS.pattern.finditer(book)] == [m.span() for m in plain.finditer(book)]
+
+
+def test_what_a_book_opening_works_out_ahead_leaves_its_answers_as_they_were(stave_one):
+    """`prepare` (the app calls it as a book opens) works out what first
+    questions of some kinds would wait for; the answers are those of a
+    session that works it out when asked."""
+    from engine.answer.expected import TELLINGS
+
+    fresh = AnswerSession(stave_one.library, stave_one.book_id, embedder=stave_one.context.search.embedder)
+    fresh.prepare()
+    assert set(fresh.context._word_places) == {telling.name for telling in TELLINGS}
+    for question in ("What does Scrooge look like?", "What is Scrooge's job?", "Where does Scrooge live?",
+                     "How old is Scrooge?", "What happens in Stave 1?"):
+        found, before = fresh.retrieve(question), stave_one.retrieve(question)
+        assert [node.id for node in found.passages] == [node.id for node in before.passages], question
+        assert [line.text for line in fresh.digest(found)] == [line.text for line in stave_one.digest(before)]
+
+
 def test_what_someone_looks_like_is_answered_by_where_the_book_describes_them(stave_one):
     from engine.answer.expected import expected_answer
     from engine.answer.looks import LOOKS, asks_looks, describes

@@ -63,10 +63,33 @@ _COMPILED: dict[frozenset, re.Pattern] = {}
 
 
 def _patterns(words: frozenset[str]) -> re.Pattern:
+    """Any of the words, whole, in any case: the longest that fits where
+    several begin alike ("cheeks", not "cheek")."""
     if words not in _COMPILED:
-        _COMPILED[words] = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, words), key=len, reverse=True))
-                                      + r")\b", re.I)
+        _COMPILED[words] = re.compile(r"\b" + _as_a_trie(_trie(word.lower() for word in words)) + r"\b", re.I)
     return _COMPILED[words]
+
+
+def _trie(words) -> dict:
+    root: dict = {}
+    for word in words:
+        node = root
+        for letter in word:
+            node = node.setdefault(letter, {})
+        node[""] = {}  # a word ends here
+    return root
+
+
+def _as_a_trie(node: dict) -> str:
+    """The words under a trie's node as one regular expression that shares
+    their beginnings ("c(?:heeks?|urly|...)"): a plain alternation of 120
+    words tries each at every place in the text, five times slower (0.4 s
+    for Little Women, where this takes 0.08 s)."""
+    branches = [re.escape(letter) + _as_a_trie(child) for letter, child in sorted(node.items()) if letter]
+    if not branches:
+        return ""
+    either = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    return f"(?:{either})?" if "" in node else either
 
 
 def names_asked(question: str, context) -> list[str]:
@@ -92,7 +115,8 @@ def other_names_written(names: list[str], context) -> list[str]:
 
 
 @functools.lru_cache(maxsize=1)
-def _nick_namer():
+def nick_namer():
+    """The table of first names' short forms, loaded once a process (0.05 s here)."""
     from nicknames import NickNamer  # a hand-made table of English names and their short forms (2,700 pairs)
 
     return NickNamer()
@@ -102,13 +126,13 @@ def other_forms(name: str) -> list[str]:
     """The other forms of a first name, capitalised: "Meg" -> "Margaret",
     "Megan"...; "Elizabeth" -> "Beth", "Betsy"... (the book's own are kept
     by whoever asks)."""
-    namer = _nick_namer()
+    namer = nick_namer()
     return sorted(other.capitalize() for other in namer.canonicals_of(name) | namer.nicknames_of(name))
 
 
 def longer_forms(name: str) -> list[str]:
     """The longer first names a short one is a form of, capitalised: "Bobbie" -> "Barbara", "Roberta"."""
-    return sorted(other.capitalize() for other in _nick_namer().canonicals_of(name))
+    return sorted(other.capitalize() for other in nick_namer().canonicals_of(name))
 
 
 def passages_telling(telling: Telling, context, names: list[str], searched: list[int | None] | None = None,

@@ -35,7 +35,8 @@ _TYPED_WORD = re.compile(r"(?<![\w'\u2019-])[A-Za-z][a-z]{2,}(?![\w'\u2019-])")
 
 
 @functools.lru_cache(maxsize=1)
-def _word_list():
+def word_list():
+    """The English word list, loaded once a process (0.25 s here)."""
     from spellchecker import SpellChecker  # pyspellchecker: an English word list by frequency, 0.1 s to load
 
     return SpellChecker(language="en", distance=1)
@@ -62,7 +63,7 @@ def _read_as(word: str, vocabulary) -> str | None:
         return None
     if word in _CHAT:
         return _CHAT[word]
-    words = _word_list()
+    words = word_list()
     if _inflected(word, words):  # "asides": a word of the list with an ending, not a slip for "aside"
         return None
     # Only words the book uses, or questions do: the word list's nearest to a name the book never uses is a
@@ -88,13 +89,13 @@ def _inflected(word: str, words) -> bool:
 
 def word_frequency(word: str) -> int:
     """How often the English word list has seen a word (0 where never)."""
-    return _word_list().word_frequency[word.lower()]
+    return word_list().word_frequency[word.lower()]
 
 
 def in_the_word_list(word: str) -> bool:
     """Whether the English word list has the word (lower case) as it is: "chronicles", "readers", not
     "lauries" (the list has names too: "laurie")."""
-    return word in _word_list()
+    return word in word_list()
 
 
 _BRITISH = ((re.compile(r"is(e|es|ed|ing|ation|ations)$"), r"iz\1"), (re.compile(r"our"), "or"),

@@ -107,7 +107,7 @@ class Rarity:
             self.written_within.get(word, 0) > 0 or (lower == 0 and self.opening_a_quote.get(word, 0) > 0))
 
     @functools.cached_property
-    def _lower_by_stem(self) -> Counter:
+    def lower_by_stem(self) -> Counter:
         """Passages writing a word of each stem in lower case (a passage with two such words counts twice)."""
         counts: Counter = Counter()
         for word, passages in self.written_lower.items():
@@ -120,7 +120,7 @@ class Rarity:
         passages than it names her ("Frank" in Emma names him more often than
         anything is frank)."""
         word = folded(word)
-        return word in self.naming and self._lower_by_stem.get(stem(word), 0) > len(self.naming[word])
+        return word in self.naming and self.lower_by_stem.get(stem(word), 0) > len(self.naming[word])
 
     def passages_naming(self, name: str) -> list[str]:
         """The passages that name a rare name, most mentions first."""
@@ -204,4 +204,11 @@ class Rarity:
 def as_written(name: str) -> re.Pattern:
     """A name as a text may write it: in any case ("MARLEY"), with or
     without a title's full stop ("Mr Brooke", "Mr. Brooke")."""
-    return re.compile(r"\b" + r"\.?\s+".join(re.escape(word.rstrip(".")) for word in name.split()) + r"\b", re.I)
+    first, *others = [re.escape(word.rstrip(".")) for word in name.split()]
+    # A word's start is checked after its letters, not before: a pattern
+    # opening with "\b" is tried at every place in the text, one opening
+    # with the name's letters only where they are (a search of a novel for
+    # "Bath": 15 ms against 6, or 0.6 in its case).
+    start = rf"(?<!\w{first})" if re.match(r"\w", name) else ""
+    begin = first + start if start else rf"\b{first}"
+    return re.compile(r"\.?\s+".join([begin, *others]) + r"\b", re.I)
