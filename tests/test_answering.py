@@ -1777,6 +1777,16 @@ def test_questions_about_the_story_that_share_those_words_are_searched(session):
     assert book_fact("What is the name of the third part?", book, []) is None  # not "What is this book called?"
 
 
+def test_a_question_for_a_name_or_number_has_a_line_holding_its_rarest_words_quoted(stave_one):
+    """"Who had a saucepan?": the lines the embedder likes best name someone
+    beside a fire; the one line with the saucepan (the question's word the
+    book seldom uses) is quoted in place of the weakest, three lines still."""
+    found = stave_one.retrieve("Who had a saucepan?")
+    assert found.plan.rare_words == ["saucepan"]
+    lines = stave_one.digest(found)
+    assert len(lines) <= 3 and any("little saucepan of gruel" in line.text for line in lines)
+
+
 def test_names_and_words_of_a_kind_are_found_as_a_whole_word_search_finds_them(stave_one):
     """Faster patterns (a name's letters first, a kind's words as a trie),
     the same finds as searching for them between word boundaries."""
