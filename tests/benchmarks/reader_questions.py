@@ -10,8 +10,9 @@ counts, first and last lines, first meetings, how someone dies), some as typed i
 For each question, the evidence (12 passages, no generator) and its digest
 are made, and the question is answered when the stated answer or a quoted
 line holds what is expected (spaces and case aside). Prints the share
-answered per kind and in all, and with --misses what was quoted for each
-one missed. The probes were written while building those kinds; the
+answered per kind and in all, with how long its evidence took to find
+(mean and slowest; each book made ready first, as the app does when it
+opens one), and with --misses what was quoted for each one missed. The probes were written while building those kinds; the
 "held out" ones were not looked at while tuning them. Books are imported
 into the library at $CHAPTERHOUSE_HOME and indexed to stage 1 where they
 are not already (the eval harness's library can be reused). Nothing here is
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -141,6 +143,10 @@ def answered(expected: str, stated: str | None, lines: list[str]) -> bool:
     return any(pattern.search(" ".join(text.split())) for text in [stated or "", *lines] if text)
 
 
+def _ms(seconds: list[float]) -> str:
+    return f"{1000 * sum(seconds) / len(seconds):>30.0f}{1000 * max(seconds):>6.0f}"
+
+
 def main() -> int:
     from engine.answer.evaluate import Question, sessions_by_book
     from engine.store import Library
@@ -156,22 +162,26 @@ def main() -> int:
     questions = [Question(id=f"{kind}|{expected}", book_path=paths[slug], question=question)
                  for slug, kind, question, expected in PROBES]
     hits: dict[str, list[bool]] = defaultdict(list)
+    seconds: dict[str, list[float]] = defaultdict(list)  # each question's evidence, as the reader waits for it
     missed = []
     for _path, _indexer, session, book_questions in sessions_by_book(
             questions, Library(), progress=lambda line: print(line, file=sys.stderr)):
         for question in book_questions:
             kind, expected = question.id.split("|", 1)
+            started = time.perf_counter()
             found = session.retrieve(question.question)
+            seconds[kind].append(time.perf_counter() - started)
             lines = [line.text for line in session.digest(found)]
             hit = answered(expected, found.stated, lines)
             hits[kind].append(hit)
             if not hit:
                 missed.append((question.question, found.stated, lines))
-    print(f"{'kind':<24}{'answered':>10}")
+    print(f"{'kind':<24}{'answered':>10}{'evidence found in, ms: mean':>31}{'max':>6}")
     for kind, results in hits.items():
-        print(f"{kind:<24}{sum(results):>5} / {len(results):<3}")
+        print(f"{kind:<24}{sum(results):>5} / {len(results):<3}{_ms(seconds[kind])}")
     every = [hit for results in hits.values() for hit in results]
-    print(f"{'all':<24}{sum(every):>5} / {len(every):<3} ({sum(every) / len(every):.0%})")
+    print(f"{'all':<24}{sum(every):>5} / {len(every):<3} ({sum(every) / len(every):.0%})"
+          f"{_ms([value for values in seconds.values() for value in values])[6:]}")
     if args.misses:
         for question, stated, lines in missed:
             print(f"\nMISSED {question}" + (f"\n  stated: {stated}" if stated else ""))
