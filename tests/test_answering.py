@@ -1801,6 +1801,7 @@ def test_names_and_words_of_a_kind_are_found_as_a_whole_word_search_finds_them(s
                            re.I)
         assert [m.span() for m in as_written(name).finditer(text)] == [m.span() for m in plain.finditer(text)], name
     assert len(as_written("Bath").findall(text)) == 4 and len(as_written("Mr Brooke").findall(text)) == 2
+    assert as_written(" ").search("no name") is not None  # an empty name (a card's blank) does not raise
     # In its case ("In Bath" and "bath" are not counted as after "in" and as the place), as the text writes it.
     assert place_shares("Bath", "He went to Bath. In Bath, at Bath, from Bath; Bath was fine; a bath.") == (
         5, 0.4, 0.2)
