@@ -101,9 +101,11 @@ def a_noun_or_a_place(word: str, text: str) -> bool:
 @functools.lru_cache(maxsize=4)
 def capitalised_words(text: str) -> tuple[Counter, Counter, Counter]:
     """How often each capitalised word is written, how often after "the", and
-    after "in", "at", "from"... (a book's text, counted once)."""
-    return (Counter(_CAPITALISED.findall(text)), Counter(_AFTER_THE.findall(text)),
-            Counter(_AFTER_A_PLACE_WORD.findall(text)))
+    after "in", "at", "from"... (a book's text, counted once). Match by match,
+    not by `findall`: a worker counting them lets the window's thread run
+    between matches, not only after the whole text (30 ms for Little Women)."""
+    return tuple(Counter(found.group(group) for found in pattern.finditer(text))
+                 for pattern, group in ((_CAPITALISED, 0), (_AFTER_THE, 1), (_AFTER_A_PLACE_WORD, 1)))
 
 
 def mostly_a_place(name: str, text: str) -> bool:

@@ -17,7 +17,6 @@ from .context import BookContext
 from .counting import chapters_naming, how_often, years_named
 from .planning import STOPWORDS, Plan, code_plan, model_plan
 from .expected import TELLINGS
-from .nearby import nick_namer
 from .people import capitalised_words
 from .absent import names_not_in_book, nothing_to_answer
 from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing, answer_rules, generate_answer, \
@@ -33,7 +32,7 @@ from .overview import ENDING, asks_about_the_chapters, asks_about_the_whole_book
 from .related import RELATED_BUDGET, RELATED_QUESTION, related_plan
 from .retrieval import Features, PartEvidence, Retrieval, cut_at, retrieve
 from .selection import about_question, focus_record, within_question, within_record
-from .spelling import respelled, slips, word_list
+from .spelling import respelled, slips
 from .wording import plainly_worded, who_is_asked, with_the_book_for_its_title
 
 
@@ -96,21 +95,22 @@ class AnswerSession:
         """Load the book's passages and search files (`context`), and work
         out now what a first question of some kinds would otherwise wait
         for: where the text uses words of looks, callings, homes and names'
-        meanings, ages and capitalised words, its chapters' titles (once a
-        book), the English word
-        list and the table of first names' short forms (once a process). The
-        app calls it in a worker as a book opens: 1.3 s for Little Women
-        here, after which "What does Jo look like?" is found in 45 ms, not
-        160. A question asked meanwhile works out what it needs itself."""
+        meanings, ages and capitalised words, and its chapters' titles (once
+        a book): 0.07 s for A Christmas Carol here. The app calls it in a
+        worker as a book opens; after it "What does Jo look like?" is found
+        in 45 ms, not 160. A question asked meanwhile works out what it
+        needs itself. The English word list and the table of first names'
+        short forms, loaded once a process, are left to the first question
+        that needs them: reading the word list holds the interpreter 0.15 s,
+        which at a book's opening would stall the window laying it out."""
         context = self.context
         for telling in TELLINGS:
             context.word_places(telling)
+        # Cached properties: reading one works it out.
         context.age_phrases
-        context.chapter_titles  # what names a chapter: the first question is read for one
+        context.chapter_titles  # what names a chapter: every question is read for one
         context.rarity.lower_by_stem
         capitalised_words(context.book.text)
-        word_list()
-        nick_namer()
 
     def ensure_indexed(self, progress=None, cancel: CancelToken | None = None) -> int:
         """Build stage 1 if the book has no index yet; returns the stage reached.
