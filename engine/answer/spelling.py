@@ -37,7 +37,7 @@ _TYPED_WORD = re.compile(r"(?<![\w'\u2019-])[A-Za-z][a-z]{2,}(?![\w'\u2019-])")
 @functools.lru_cache(maxsize=1)
 def word_list():
     """The English word list, loaded once a process (0.25 s here)."""
-    from spellchecker import SpellChecker  # pyspellchecker: an English word list by frequency, 0.1 s to load
+    from spellchecker import SpellChecker  # pyspellchecker: an English word list by frequency
 
     return SpellChecker(language="en", distance=1)
 

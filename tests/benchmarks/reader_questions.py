@@ -12,8 +12,9 @@ are made, and the question is answered when the stated answer or a quoted
 line holds what is expected (spaces and case aside). Prints the share
 answered per kind and in all, with how long its evidence took to find
 (mean and slowest; each book made ready first, as the app does when it
-opens one), and with --misses what was quoted for each one missed. The probes were written while building those kinds; the
-"held out" ones were not looked at while tuning them. Books are imported
+opens one), and with --misses what was quoted for each one missed. The
+probes were written while building those kinds; the "held out" ones were
+not looked at while tuning them. Books are imported
 into the library at $CHAPTERHOUSE_HOME and indexed to stage 1 where they
 are not already (the eval harness's library can be reused). Nothing here is
 a pass/fail test.
