@@ -145,8 +145,8 @@ def asked_again_of(question: str, earlier: str, characters: list[dict] | None) -
     new = elliptical.group("new").strip()
     earlier = " ".join(earlier.split())
     # "And gig?" after "What does crupper mean?": the new word's meaning.
-    if word_asked(earlier, lambda _word: False) is not None and looks_up(new) is not None:
-        return look_up_question(looks_up(new))
+    if word_asked(earlier, lambda _word: False) is not None and (word := looks_up(new)) is not None:
+        return look_up_question(word)
     old_chapter, new_chapter = chapter_reference(earlier), chapter_reference(new)
     if new_chapter is not None and new_chapter.group() == new and old_chapter is not None:
         return f"{earlier[:old_chapter.start()]}{new}{earlier[old_chapter.end():]}"

@@ -16,19 +16,19 @@ from .bookfacts import CONTENTS, COUNT, DEFINITION, LENGTH, NAMES_WRITTEN, book_
 from .context import BookContext
 from .counting import chapters_naming, how_often, years_named
 from .planning import STOPWORDS, Plan, code_plan, model_plan
-from .expected import TELLINGS
-from .people import capitalised_words
 from .absent import names_not_in_book, nothing_to_answer
 from .answering import DRAFT_PASSAGES, RETRY_BUDGET, AnswerResult, adds_nothing, answer_rules, generate_answer, \
     not_found, resolve_citations
 from .definitions import asks_what_it_means, defined, look_up_question, looks_up
 from .digest import DigestLine, evidence_digest
+from .expected import TELLINGS
 from .followup import Earlier, as_earlier, asked_again_of, follow_up_question, follows_record, unglossed
 from .full_names import full_name
 from .named import GENERIC_WORDS, asks_only_what_was_read, chapter_not_in_book, no_chapter_from_here, parts_named_in, \
     without_asking_so_far
 from .overview import ENDING, asks_about_the_chapters, asks_about_the_whole_book, asks_what_just_happened, \
     overview, overview_kind
+from .people import capitalised_words
 from .related import RELATED_BUDGET, RELATED_QUESTION, related_plan
 from .retrieval import Features, PartEvidence, Retrieval, cut_at, retrieve
 from .selection import about_question, focus_record, within_question, within_record
