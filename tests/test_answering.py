@@ -995,6 +995,44 @@ def test_someone_named_in_full_later_is_introduced_where_the_book_first_names_th
     assert any(line.text.startswith("There young Rupert, the squire's wild cousin") for line in rupert.digest(found))
 
 
+def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_path):
+    from engine.answer.described import DESCRIPTION, describes
+
+    # What the book says of them, not what they do or say, nor their name said or spoken to.
+    for name, sentence in (
+            ("Kemp", "Dr. Kemp was a tall and slender young man, with flaxen hair."),
+            ("Mr. Stapleton", "With the exception of Mr. Frankland, of Lafter Hall, and Mr. Stapleton, the naturalist,"
+                              " there are no other men of education within many miles."),
+            ("Mrs Clay", "From situation, Mrs Clay was, in Lady Russell's estimate, a very unequal companion."),
+            ("Aunt March", "Jo happened to suit Aunt March, who was lame and needed an active person."),
+            ("John Manly", "The name of the coachman was John Manly; he had a wife and one little child."),
+            ("Jonathan Small", "A map is drawn for them by an Englishman named Jonathan Small.")):
+        assert describes(name)(sentence), sentence
+    for name, sentence in (
+            ("Tiny Tim", '"God bless us every one!" said Tiny Tim, the last of all.'),
+            ("Kemp", '"I made a mistake, Kemp, a huge mistake, in carrying this thing through alone."'),
+            ("Frankland", "It was none other than Mr. Frankland, who was standing outside the gate of his garden."),
+            ("Mrs Clay", "Mrs Clay, who had been present while all this passed, now left the room."),
+            ("Kemp", "Kemp got up.")):
+        assert not describes(name)(sentence), sentence
+    # Named in the first chapter, told of in the third, after lines where he only acts.
+    jerry = _three_chapters_with(tmp_path, "Then Jerry Barker came into the meadow and stood by the gate.", [
+        "Jerry Barker patted my neck and laughed, and Jerry Barker gave me an apple.",
+        "Jerry Barker was a cab driver in London, with a wife and two little children.",
+        "Jerry Barker led me out of the stable into the yard and looked at my feet.",
+        "\u201cWhoa, whoa!\u201d said Jerry Barker, and Jerry Barker stroked my nose.",
+        "Jerry Barker sang as Jerry Barker brushed me; who but Jerry Barker would sing so?"])
+    found = jerry.retrieve("Who is Jerry Barker?")
+    [described] = [node for node in found.passages if DESCRIPTION in found.parts[0].sources[node.id]]
+    assert described.section == 3 and "a cab driver" in described.text
+    lines = [line.text for line in jerry.digest(found)]
+    assert "Jerry Barker was a cab driver in London, with a wife and two little children." in lines
+    assert lines[0] == "Then Jerry Barker came into the meadow and stood by the gate."  # the introduction, still
+    # Not for other questions about him.
+    assert all(DESCRIPTION not in sources for sources in
+               jerry.retrieve("What does Jerry Barker give me?").parts[0].sources.values())
+
+
 @pytest.fixture(scope="module")
 def stave_two(tmp_path_factory):
     """Stave II of the sample book: Belle, and the bells that strike the hours."""

@@ -31,13 +31,14 @@ import numpy as np
 from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, DEFINITION, LENGTH, NAMES_WRITTEN, TITLE_PAGE_LABEL, \
     title_page_span
 from .deaths import DEATH, death_asked, tells_a_death
+from .described import DESCRIPTION, describes
 from .expected import AGE, NAME, NUMBER, RELATION, TELLING_KINDS, asked_kin, expected_answer, holds_answer
 from .meetings import MEETING, meeting_asked, names_both, names_the_one_met
 from .nearby import names_asked, near_names, other_names_written, tells_near
 from .narrator import SPEECH_VERBS, outside_dialogue, says_i
 from .overview import FIRST_PERSON, PEOPLE, PLACES, RECENT, THIRD_PERSON, asks_one_sentence
 from .planning import QUOTED, content_words, stem
-from .retrieval import BEFORE_A_NAME, INTRODUCTION, LAST_MENTION, Retrieval, introduced, last_mentioned
+from .retrieval import BEFORE_A_NAME, INTRODUCTION, LAST_MENTION, Retrieval, asked_who, introduced, last_mentioned
 from .selection import part_heading
 from .vocabulary import as_written
 
@@ -86,6 +87,8 @@ _TELLING_WORD_WEIGHT, _TELLING_WORDS_COUNTED, _TELLING_PASSAGE_WEIGHT = 0.1, 5, 
 _FIRST_TELLING_WEIGHT = 0.1
 # A how-often question's uses quoted each where there are no more than this; else its first, middle and last.
 _USES_QUOTED = 6
+# "Who is Kemp?": what a line saying who someone is adds to its score (described.py).
+_DESCRIBING_WEIGHT = 0.1
 
 
 @dataclass
@@ -165,6 +168,12 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         candidates = _naming_the_one_asked_about(candidates, asked_about, brought_in_as)
         # "Who persuaded Anne...?" wants a line with a name in it; "Who is Ishmael?" a line about him.
         kind = None if asked_about else expected
+        describing = describes(asked_about, brought_in_as) \
+            if asked_about and asked_who(part.text, context.writes_as_name) else None
+        if describing is not None:
+            described = {(item[2], item[3]) for item in candidates if describing(item[4])}
+            candidates = [(item[0] + _ANSWER_OVERLAP * ((item[2], item[3]) in described),) + item[1:]
+                          for item in candidates]
         kind = None if kind in TELLING_KINDS and not told_of else kind  # "Describe the plot": no one's looks
         answering: set[tuple[int, int]] = set()  # spans of the sentences holding such an answer
         answer_weights: dict[tuple[int, int], float] = {}  # what each of those adds to its line's score
@@ -196,6 +205,8 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                 kind = NAME
                 answering = holding(kind)
             answer_weights = dict.fromkeys(answering, _ANSWER_WEIGHTS.get(kind, _ANSWER_WEIGHT))
+        elif describing is not None:
+            answer_weights = dict.fromkeys(described, _DESCRIBING_WEIGHT)
         if kind:
             candidates = [(item[0] + _ANSWER_OVERLAP * ((item[2], item[3]) in answering),) + item[1:]
                           for item in candidates]
@@ -220,6 +231,8 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                          several_passages=len(evidence.passages) > 1, by_section=kind not in TELLING_KINDS)
         chosen = _with_a_named_section(chosen, scored, retrieval.named)
         chosen = _with_the_introduction(chosen, scored, evidence, brought_in_as or asked_about)
+        if describing is not None:
+            chosen = _with_a_description(chosen, scored, evidence, describing)
         if expected in (NAME, NUMBER, AGE, RELATION):
             own = {word.lower() for word in content_words(part.text)}
             rare = {_word_key(word, context.rarity) for word in retrieval.plan.rare_words
@@ -385,6 +398,24 @@ def _with_the_introduction(chosen: list, scored: list, evidence, name: str | Non
         return chosen
     others = [pair for pair in chosen if pair[1][5].id != first]  # the passage's other lines give way to it
     return (others if len(others) < _MAX_LINES else others[:-1]) + [line]
+
+
+def _with_a_description(chosen: list, scored: list, evidence, describing) -> list:
+    """For "Who is Kala?", the lines with the first saying who she is ("Kala
+    was the youngest mate of a male called Tublat", described.py), from the
+    passage retrieval gave a slot for it, in place of the weakest line but
+    the introduction's."""
+    marked = next((node_id for node_id, sources in evidence.sources.items() if DESCRIPTION in sources), None)
+    line = min((pair for pair in scored if pair[1][5].id == marked and describing(pair[1][4])),
+               key=lambda pair: pair[1][2], default=None)
+    if line is None or any(pair[1][5].id == marked and describing(pair[1][4]) for pair in chosen):
+        return chosen
+    if len(chosen) < _MAX_LINES:
+        return chosen + [line]
+    introduction = {node_id for node_id, sources in evidence.sources.items() if INTRODUCTION in sources}
+    weakest = min((pair for pair in chosen if pair[1][5].id not in introduction), key=lambda pair: pair[0],
+                  default=None)
+    return chosen if weakest is None else [pair for pair in chosen if pair is not weakest] + [line]
 
 
 def _with_a_rare_word(chosen: list, scored: list, rare: set[str], rarity) -> list:

@@ -25,11 +25,13 @@ import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from typing import Callable
 
 from ..index.search import RRF_K
 from ..index.store import SECTION_SUMMARY, Node
 from .ages import asks_age, passages_telling_age
 from .deaths import DEATH, death_asked, last_told_dead
+from .described import DESCRIPTION, describes
 from .expected import TELLINGS
 from .followup import unglossed
 from .meetings import MEETING, by_surname, meeting_asked
@@ -168,8 +170,8 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     # names her (it had been a search on "last" and "appear"); "When does Jo
     # meet Laurie?", the first naming both (meetings.py); "How does John
     # Thornton die?", the last naming him beside a word of death (deaths.py).
-    for entry_of, mark in ((_introduction, INTRODUCTION), (_last_naming_entry, LAST_MENTION),
-                           (_meeting_entry, MEETING), (_death_entry, DEATH)):
+    for entry_of, mark in ((_introduction, INTRODUCTION), (_description_entry, DESCRIPTION),
+                           (_last_naming_entry, LAST_MENTION), (_meeting_entry, MEETING), (_death_entry, DEATH)):
         entry = entry_of(plan, context, until, searched)
         if entry is not None:
             picks.take_turns([[entry]], min(budget, len(chosen) + 1), MAX_PER_SECTION, mark=mark)
@@ -580,6 +582,16 @@ def _introduction(plan: Plan, context, until: int | None, searched):
     return (first.id, first.section, ["phrase"]) if first is not None else None
 
 
+def _description_entry(plan: Plan, context, until: int | None, searched):
+    """For a question asking who someone is, the first passage that says
+    so ("Kala was the youngest mate of a male called Tublat", chapters
+    after she is first named; described.py): (node id, section, sources);
+    else None."""
+    name = asked_who(plan.question, context.writes_as_name)
+    described = passage_naming(context, name, until, searched, holding=describes(name)) if name else None
+    return (described.id, described.section, ["phrase"]) if described is not None else None
+
+
 def _last_naming_entry(plan: Plan, context, until: int | None, searched):
     """For a question asking where the book last names someone, the last
     passage that names them (of the sections searched, read before
@@ -611,10 +623,11 @@ def _death_entry(plan: Plan, context, until: int | None, searched):
 
 
 def passage_naming(context, name: str, until: int | None, searched, last: bool = False,
-                   also: str | None = None) -> Node | None:
+                   also: str | None = None, holding: Callable[[str], bool] | None = None) -> Node | None:
     """The first (or `last`) passage that names someone as written (of the
     sections `searched`, read before `until`, not one the position cuts
-    through), and `also` another, if given (where two first meet)."""
+    through), and `also` another, if given (where two first meet), and
+    where `holding` is given, whose text it holds."""
     cut = {node.id for node in context.passages_cut_by(until)}
     naming = sorted((node_id for node_id, _ in context.search.phrase(name, levels=[1], k=_NAMED_PASSAGES,
                                                                       sections=searched)
@@ -622,10 +635,10 @@ def passage_naming(context, name: str, until: int | None, searched, last: bool =
                     key=lambda node_id: context.start_of.get(node_id, 0), reverse=last)
     # The word index is stemmed ("Belle" finds the church's bell): the first
     # passage that names them as written.
-    written = [as_written(name)] + ([as_written(also)] if also else [])
+    written = [as_written(name).search] + ([as_written(also).search] if also else []) + ([holding] if holding else [])
     for start in range(0, len(naming), 8):
         batch = sorted(context.search.nodes(naming[start:start + 8]), key=lambda node: node.start or 0, reverse=last)
-        first = next((node for node in batch if all(pattern.search(node.text) for pattern in written)), None)
+        first = next((node for node in batch if all(test(node.text) for test in written)), None)
         if first is not None:
             return first
     return None

@@ -1,0 +1,42 @@
+"""Where a book says who someone is: "Who is Kemp?" is answered by "Dr. Kemp
+was a tall and slender young man", "Who is Stapleton?" by "Mr. Stapleton,
+the naturalist", not by a line where they only act or speak. The first
+passage that describes someone so has a slot of its own in retrieval, and
+the digest quotes a describing line."""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from .narrator import SPEECH_VERBS
+
+DESCRIPTION = "description"  # the sources' mark of the passage that first says who someone is
+# What follows "was" or a comma where the book tells what someone is: "was a", "is the", ", his agent".
+# Not a distance or a time: "D'Arnot was a hundred yards in advance", "he was the first to move".
+_DESCRIBED_BY = (r"(?:a|an|the|one|his|her|my|our|their|its|this|that)"
+                 r"(?!\s+(?:hundred|thousand|dozen|few|mile|yard|foot|moment|minute|while|first|last|next)\b)")
+# '"God bless us every one!" said Tiny Tim, the last of all': a speaker named, not described; nor one spoken
+# to ("I made a mistake, Kemp, a huge mistake").
+_SPOKEN = re.compile(rf"(?:\b(?:{'|'.join(sorted(SPEECH_VERBS))})\s+|,\s*)(?:[A-Z][\w'.-]*\s+)*$")
+
+
+def describes(name: str, also: str | None = None) -> Callable[[str], bool]:
+    """Whether a sentence says who or what someone is: their name (its
+    last word, or `also`, the name the book brings them in by) before "was
+    a", "is the", ", a", ", who was" ("Hal was a youngster of nineteen or
+    twenty"; "Mrs Clay was, in Lady Russell's estimate, a very
+    unequal..."), or after "name was", "named", "called" ("an Englishman
+    named Jonathan Small", "The name of the coachman was John Manly"); not
+    where they are a speaker named or someone spoken to."""
+    words_of = [name.split()[-1]] + ([also] if also else [])
+    named = rf"(?:{'|'.join(re.escape(word) for word in words_of)})\b"
+    told = re.compile(
+        rf"\b(?P<apposed>{named}),\s+(?:{_DESCRIBED_BY}|who\s+(?:was|is)(?!\s+\w+ing\b))\b"
+        rf"|\b{named}\s+(?:was|is|had\s+been)(?:,[^,.;!?]{{1,40}},)?\s+{_DESCRIBED_BY}\b"
+        rf"|\b(?:name\b[^.;!?]{{0,30}}\b(?:was|is)|named|called)\s+(?:\w+\.?\s+)?\b{named}", re.I)
+
+    def holds(sentence: str) -> bool:
+        return any(found.group("apposed") is None or not _SPOKEN.search(sentence, 0, found.start())
+                   for found in told.finditer(sentence))
+    return holds
