@@ -2622,10 +2622,18 @@ def test_eval_harness_scores_evidence_strings_and_whether_the_digest_quotes_them
                                                "chunk_must_contain": evidence, "answer": ""})
                                    for question, evidence in [
         ("What did the old horse say about the hare and the dogs?", "a hare wild with fright rushed by"),
-        ("What did the colt live on while he was young?", "I lived upon my mother's milk")]) + "\n")
+        ("What did the colt live on while he was young?", "I lived upon my mother's milk")]) + "\n"
+        # GutenQA's other questions on our books: a reference answer, no evidence string.
+        + json.dumps({"book_file": "books/three-chapters.txt", "query_id": "q.7", "evidence": None,
+                      "question": "What did the colt live on while he was young?",
+                      "answer": "He lived upon his mother's milk, as he could not eat grass."}) + "\n")
     loaded = load_questions(questions, tmp_path / "books")
-    assert [question.kind for question in loaded] == ["evidence", "evidence"]
+    assert [question.kind for question in loaded] == ["evidence", "evidence", "answers"]
+    assert loaded[2].id == "q.7" and loaded[2].answers == ["He lived upon his mother's milk, as he could not eat grass."]
     report = run_evaluation(loaded, library, budgets=(4,), ablations=False, progress=lambda _: None)
+    # Scored as LiteraryQA's are: the digest against the reference answer.
+    scored = report["answers"]["digest"]
+    assert scored["questions"] == 1 and 0.0 < scored["answer_recall"] <= 1.0 and 0.0 < scored["token_f1"] <= 1.0
     assert set(report["evidence"]) == {"ladder", "bm25", "dense", "hybrid"}
     for entry in report["evidence"].values():
         assert entry["questions"] == 2 and entry["hit@1"] <= entry["hit@5"] <= entry["hit@20"]

@@ -112,6 +112,9 @@ def _question_of(row: dict, number: int, books_dir: Path, corpus_root: Path) -> 
         return Question(id=f"{row.get('gutenberg_id', 'book')}-{row.get('qa_index', number)}",
                         book_path=corpus_root / row["book_file"], question=row["question"],
                         answers=list(row["answers"]), kind="answers")
+    if row.get("answer") and row.get("book_file"):  # GutenQA's questions on our books: one reference answer
+        return Question(id=row.get("query_id", str(number)), book_path=corpus_root / row["book_file"],
+                        question=row["question"], answers=[row["answer"]], kind="answers")
     return None
 
 
