@@ -1033,6 +1033,22 @@ def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_
                jerry.retrieve("What does Jerry Barker give me?").parts[0].sources.values())
 
 
+def test_a_question_about_one_scene_quotes_what_follows_the_line_most_like_it(tmp_path):
+    # The third chapter's paragraphs are each put first under its heading: the last given comes first.
+    drawing = _three_chapters_with(tmp_path, "The old master kept a little school beyond the meadow.", [
+        "He took her by the ear and stood her on the platform, slate in hand, for a whole hour.",
+        "Well, Susie drew a picture of the schoolmaster on her slate, with a monstrous nose and a hump."])
+    found = drawing.retrieve("What did the schoolmaster do when Susie drew a picture of him with a monstrous nose?")
+    assert found.plan.scope == "LOCAL" and len(found.plan.parts) == 1
+    lines = [line.text for line in drawing.digest(found)]
+    drew = lines.index("Well, Susie drew a picture of the schoolmaster on her slate, with a monstrous nose and a hump.")
+    assert lines[drew + 1] == "He took her by the ear and stood her on the platform, slate in hand, for a whole hour."
+    assert len(lines) <= 3
+    # Not for a question asking a name: the line naming one is its answer, not what follows it.
+    named = drawing.digest(drawing.retrieve("Who drew a picture of the schoolmaster with a monstrous nose?"))
+    assert not any(line.text.startswith("He took her by the ear") for line in named)
+
+
 @pytest.fixture(scope="module")
 def stave_two(tmp_path_factory):
     """Stave II of the sample book: Belle, and the bells that strike the hours."""
