@@ -1211,7 +1211,12 @@ def test_a_name_typed_in_lower_case_or_by_itself_is_asked_about_as_if_typed_in_f
              "Name the major theme used in the book?"),
             ("Who is the heroine of little women", "Little Women", "Who is the heroine of the book"),
             ("What is the moral of A Christmas Carol?", "A Christmas Carol: A Ghost Story of Christmas",
-             "What is the moral of the book?")):
+             "What is the moral of the book?"),
+            # Quoted or in italics, it is no quotation of the book: "“Christmas Carol”" had been searched for.
+            ('Why does the Ghost of Jacob Marley wear a chain in "A Christmas Carol"?',
+             "A Christmas Carol: A Ghost Story of Christmas", "Why does the Ghost of Jacob Marley wear a chain in the book?"),
+            ("Who dies in the novel _Little Women_?", "Little Women", "Who dies in the book?"),
+            ("Who is the heroine of \u201cPersuasion\u201d?", "Persuasion", "Who is the heroine of the book?")):
         assert with_the_book_for_its_title(typed, title) == plain, typed
     for kept in ("Who wrote Little Women?", "Why is it called Little Women?", "What does Little Women mean?"):
         assert with_the_book_for_its_title(kept, "Little Women") == kept, kept

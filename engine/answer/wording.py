@@ -94,6 +94,9 @@ _OF_THE_BOOK = (r"theme|themes|moral|message|lesson|lessons|plot|summary|setting
                 r"|protagonists|ending|beginning|end|start|opening|characters|chapters")
 
 
+_OPENING, _CLOSING = r"[\"'\u201c\u2018_*]?", r"[\"'\u201d\u2019_*]?"
+
+
 def with_the_book_for_its_title(question: str, title: str) -> str:
     """ "What happens in Little Women?", "Name the major theme used in The
     Adventures of Sherlock Holmes", "Who is the heroine of Persuasion?": the
@@ -104,8 +107,10 @@ def with_the_book_for_its_title(question: str, title: str) -> str:
     titles = sorted({part.strip() for part in (title, title.split(":")[0]) if part and part.strip()},
                     key=len, reverse=True)
     for name in titles:
-        written = r"\s+".join(map(re.escape, name.split()))
-        question = re.sub(rf"\b(in|throughout)\s+{written}(?![\w'\u2019])", r"\1 the book", question, flags=re.I)
+        # In quotes or italics, and after "the novel" ("in the novel “Persuasion”"): the title all the same.
+        written = _OPENING + r"\s+".join(map(re.escape, name.split())) + _CLOSING
+        question = re.sub(rf"\b(in|throughout)\s+(?:the\s+(?:book|novel|story)\s+)?{written}(?![\w'\u2019])",
+                          r"\1 the book", question, flags=re.I)
         question = re.sub(rf"\b({_OF_THE_BOOK})\s+of\s+{written}(?![\w'\u2019])", r"\1 of the book", question,
                           flags=re.I)
     return question
