@@ -1213,8 +1213,8 @@ def test_a_name_typed_in_lower_case_or_by_itself_is_asked_about_as_if_typed_in_f
             ("What is the moral of A Christmas Carol?", "A Christmas Carol: A Ghost Story of Christmas",
              "What is the moral of the book?"),
             # Quoted or in italics, it is no quotation of the book: "“Christmas Carol”" had been searched for.
-            ('Why does the Ghost of Jacob Marley wear a chain in "A Christmas Carol"?',
-             "A Christmas Carol: A Ghost Story of Christmas", "Why does the Ghost of Jacob Marley wear a chain in the book?"),
+            ('Why does Marley wear a chain in "A Christmas Carol"?', "A Christmas Carol: A Ghost Story of Christmas",
+             "Why does Marley wear a chain in the book?"),
             ("Who dies in the novel _Little Women_?", "Little Women", "Who dies in the book?"),
             ("Who is the heroine of \u201cPersuasion\u201d?", "Persuasion", "Who is the heroine of the book?")):
         assert with_the_book_for_its_title(typed, title) == plain, typed
