@@ -37,7 +37,7 @@ from .meetings import MEETING, meeting_asked, names_both, names_the_one_met
 from .nearby import names_asked, near_names, other_names_written, tells_near
 from .narrator import SPEECH_VERBS, outside_dialogue, says_i
 from .overview import FIRST_PERSON, PEOPLE, PLACES, RECENT, THIRD_PERSON, asks_one_sentence
-from .planning import LOCAL, QUOTED, content_words, stem
+from .planning import QUOTED, about_one_scene, content_words, stem
 from .retrieval import BEFORE_A_NAME, INTRODUCTION, LAST_MENTION, Retrieval, asked_who, introduced, last_mentioned
 from .selection import part_heading
 from .vocabulary import as_written
@@ -226,9 +226,11 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
               + answer_weights.get((item[2], item[3]), 0.0), item)
              for sim, item in zip(similarity, shortlist)),
             key=lambda pair: -pair[0])
-        # What someone looks like is told where the book tells it, not once a chapter.
+        # What someone looks like is told where the book tells it, not once a chapter; a scene, where it is.
+        scene = expected is None and about_one_scene(retrieval.plan) and not (retrieval.named or retrieval.within)
         chosen = _choose([pair for pair in scored if pair[0] >= scored[0][0] * _CUTOFF],
-                         several_passages=len(evidence.passages) > 1, by_section=kind not in TELLING_KINDS)
+                         several_passages=len(evidence.passages) > 1,
+                         by_section=kind not in TELLING_KINDS and not scene)
         chosen = _with_a_named_section(chosen, scored, retrieval.named)
         chosen = _with_the_introduction(chosen, scored, evidence, brought_in_as or asked_about)
         if describing is not None:
@@ -251,8 +253,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                                        [lambda sentence: tells_a_death(sentence, dead)], last=True)
         # "Who says this?" about a selection: the plan's part is the selection, the question asks who spoke.
         who_said = _WHO_SAID.match(part.text) is not None or _WHO_SAID.match(retrieval.plan.question) is not None
-        if (expected is None and not asked_about and not met and not dead and not who_said and not quotes
-                and retrieval.focus is None and _about_one_scene(retrieval.plan)):
+        if scene and not (asked_about or met or dead or who_said or quotes or retrieval.focus):
             chosen = _with_what_follows(chosen, context)
         if retrieval.focus is not None and (len(retrieval.parts) == 1 or "(about \u201c" in part.text):
             # The part about a selection: its own line, then what else tells of it (the quotation is the
@@ -421,21 +422,12 @@ def _with_a_description(chosen: list, scored: list, evidence, describing) -> lis
     return chosen if weakest is None else [pair for pair in chosen if pair is not weakest] + [line]
 
 
-def _about_one_scene(plan) -> bool:
-    return plan.scope == LOCAL and len(plan.parts) == 1 and not plan.parts[0].several
-
-
 def _with_what_follows(chosen: list, context) -> list:
     """For a question about one scene asking what happened, why or how, the
-    lines with the sentence after the best one: the line most like the
-    question is often the one that sets the scene ("Well, she drew a
-    picture of Mr. Davis, with a monstrous nose and a hump"), and what it
-    asks comes next ("...took her by the ear"). In place of the weakest line
-    from a section another line also quotes; not where each comes from a
-    section of its own (a cross-chapter answer rests on them). Measured:
-    GutenQA's questions on our books, answer recall 0.376 -> 0.394 (28
-    better, 4 worse); LiteraryQA's 0.256 -> 0.257; the development set's
-    quoted sections and Emma's evidence as before."""
+    lines with the sentence after the best one in place of the weakest:
+    the line most like the question is often the one that sets the scene
+    ("Well, she drew a picture of Mr. Davis, with a monstrous nose and a
+    hump"), and what it asks comes next ("...took her by the ear")."""
     if not chosen:
         return chosen
     best = max(chosen, key=lambda pair: pair[0])
@@ -450,11 +442,7 @@ def _with_what_follows(chosen: list, context) -> list:
     line = (best[0] - 1e-4, (0.0, 0, after[0], after[1], sentence, passage))
     if len(chosen) < _MAX_LINES:
         return chosen + [line]
-    shared = [pair for pair in chosen if pair is not best
-              and sum(1 for other in chosen if other[1][5].section == pair[1][5].section) > 1]
-    if not shared:
-        return chosen
-    weakest = min(shared, key=lambda pair: pair[0])
+    weakest = min((pair for pair in chosen if pair is not best), key=lambda pair: pair[0])
     return [pair for pair in chosen if pair is not weakest] + [line]
 
 
