@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 from engine.answer.absent import absent_line, nothing_to_answer, respelled
 from engine.answer.bookfacts import FACT_SOURCES
 from engine.answer.definitions import look_up_question
-from engine.answer.digest import quoted
+from engine.answer.digest import adjacent_runs, quoted, run_text
 from engine.answer.followup import earlier_of, earlier_question, leans_on_earlier
 from engine.answer.named import asks_only_what_was_read
 from engine.answer.overview import RECENT, overview_evidence
@@ -785,9 +785,8 @@ class AskPanel(QWidget):
         if self.result is None or url.scheme() not in ("cite", "quote"):
             return
         if url.scheme() == "quote":
-            lines = self.result.get("digest", [])
-            span = (lines[int(target)]["start"], lines[int(target)]["end"]) if target.isdigit() and \
-                int(target) < len(lines) else None
+            quoted_lines = _quoted_lines(self.result, target)
+            span = (quoted_lines[0]["start"], quoted_lines[-1]["end"]) if quoted_lines else None
         else:
             span = _span_of(self.result, target)
             support = _support_of(self.result, target)
@@ -949,8 +948,8 @@ class AskPanel(QWidget):
             passage = _evidence_passages(self.result).get(target)  # while the answer streams
             if passage is not None:
                 return f"{passage['label']}: {quoted(shown_text(passage['text']))}\n(click to read it in the book)"
-        if scheme == "quote" and target.isdigit() and int(target) < len(self.result.get("digest", [])):
-            return f"{self.result['digest'][int(target)]['label']} (click to read it in the book)"
+        if scheme == "quote" and _quoted_lines(self.result, target):
+            return f"{_quoted_lines(self.result, target)[0]['label']} (click to read it in the book)"
         if scheme == "earlier" and target.isdigit() and self._history_item(int(target)) is not None:
             return "Click to see its answer again"
         return ""
@@ -1054,19 +1053,35 @@ def _streaming_html(streamed: str, parts: list[dict]) -> str:
 
 def _digest_html(lines: list[dict], parts: list[str]) -> str:
     """The quoted sentences, each linked to itself (quote:N), so a click
-    highlights that very sentence rather than its whole passage."""
+    highlights that very sentence rather than its whole passage; sentences
+    that follow one another, one quotation linked to them all (quote:N-M)."""
     out = []
+    runs = adjacent_runs(lines)
     for index, part in enumerate(parts):
-        mine = [(number, line) for number, line in enumerate(lines) if line["part"] == index]
+        mine = [run for run in runs if lines[run[0]]["part"] == index]
         if not mine:
             continue
         if len(parts) > 1:
             out.append(f"<p><i>{html.escape(part_heading(part))}</i></p>")
         items = "".join(
-            f"<li>{html.escape(quoted(line['text']))} <a href=\"quote:{number}\">"
-            f"[{html.escape(line['label'])}]</a></li>" for number, line in mine)
+            f"<li>{html.escape(quoted(run_text(lines, run)))} <a href=\"quote:{_quote_target(run)}\">"
+            f"[{html.escape(lines[run[0]]['label'])}]</a></li>" for run in mine)
         out.append(f"<ul>{items}</ul>")
     return "".join(out)
+
+
+def _quote_target(run: list[int]) -> str:
+    return str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}"
+
+
+def _quoted_lines(result: dict | None, target: str) -> list[dict]:
+    """The digest's lines a "quote:N" or "quote:N-M" link stands for; none for a target that is neither."""
+    lines = (result or {}).get("digest", [])
+    first, _, last = target.partition("-")
+    last = last or first
+    if not (first.isdigit() and last.isdigit()) or not int(first) <= int(last) < len(lines):
+        return []
+    return lines[int(first):int(last) + 1]
 
 
 def _answer_html(answer: str, citations: list[dict]) -> str:

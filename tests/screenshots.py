@@ -9,8 +9,8 @@ indexes, the reader, find in book, an answer with citations and the book
 map, a followed citation, the settings dialog, evidence only, a question
 limited to what the reader has read, a question about a passage selected in
 the reader, one about chapters picked in the contents, a name the book
-never uses, and a question on a long book just imported, answered by its
-words while its vectors are still being made.
+never uses, one about a single scene, and a question on a long book just
+imported, answered by its words while its vectors are still being made.
 """
 
 from __future__ import annotations
@@ -200,7 +200,8 @@ def main() -> int:
     # answer before kept), "so far" with the setting unticked (up to what
     # has been read), who is in the book, who tells it, and the book's own
     # facts (its contents, its author), answered from its record; one typed
-    # in a hurry (slips of the keyboard, no apostrophe), read as meant.
+    # in a hurry (slips of the keyboard, no apostrophe), read as meant; one
+    # about a single scene, its sentences that follow one another one quotation.
     refused = []
     window.ask_panel.answerFailed.connect(refused.append)
     for name, question in (("17-a-chapter-named", "Summarize Stave 3"),
@@ -220,7 +221,8 @@ def main() -> int:
                            ("31-what-just-happened", "What just happened?"),
                            ("32-a-first-name", "What is Marley's first name?"),
                            ("33-where-someone-lives", "Where does Scrooge live?"),
-                           ("34-typed-in-a-hurry", "wat happend to scrooges nephew")):
+                           ("34-typed-in-a-hurry", "wat happend to scrooges nephew"),
+                           ("37-one-scene", "Why did Scrooge ask the Ghost of Jacob Marley if he could sit down?")):
         window.ask_panel.question.setText(question)
         done.clear()
         refused.clear()

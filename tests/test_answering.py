@@ -1034,6 +1034,7 @@ def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_
 
 
 def test_a_question_about_one_scene_quotes_that_scene_and_what_follows_its_best_line(tmp_path):
+    from engine.answer.digest import digest_markdown
     from engine.answer.planning import about_one_scene, code_plan
 
     # A question that spans the story by its words is no scene, whatever its scope.
@@ -1054,6 +1055,10 @@ def test_a_question_about_one_scene_quotes_that_scene_and_what_follows_its_best_
     drew = lines.index("Well, Susie drew a picture of the schoolmaster on her slate, with a monstrous nose and a hump.")
     assert lines[drew + 1] == "He took her by the ear and stood her on the platform, slate in hand, for a whole hour."
     assert len(lines) <= 3
+    # Shown as one quotation: the two sentences follow one another in the book.
+    shown = digest_markdown(drawing.digest(found), [found.parts[0].part.text]).splitlines()
+    assert sum("monstrous nose and a hump. He took her by the ear" in line for line in shown) == 1
+    assert len(shown) == len(lines) - 1
     # Not for a question asking a name: the line naming one is its answer, not what follows it.
     named = drawing.digest(drawing.retrieve("Who drew a picture of the schoolmaster with a monstrous nose?"))
     assert not any(line.text.startswith("He took her by the ear") for line in named)

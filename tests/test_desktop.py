@@ -541,6 +541,16 @@ def test_a_citation_shows_its_passage_when_the_pointer_rests_on_it(qtbot, window
     panel.show_result({**result, "answer": "", "citations": [], "lead": "digest", "discarded_draft": "The hare?"})
     assert "The model's draft only restated the question" in view.toPlainText()
     assert "Draft answer" not in view.toPlainText()
+    # Quoted sentences that follow one another read as one quotation, its link highlighting them all.
+    first = result["digest"][0]
+    second = {**first, "text": "The dogs followed.", "start": first["end"] + 1, "end": first["end"] + 19}
+    panel.show_result({**result, "digest": [first, second]})
+    assert view.toHtml().count('href="quote:0-1"') == 1 and 'href="quote:1"' not in view.toHtml()
+    assert quoted(" ".join(first["text"].split()) + " The dogs followed.") in view.toPlainText()
+    assert panel.link_preview("quote:0-1").startswith(first["label"]) and panel.link_preview("quote:1-0") == ""
+    with qtbot.waitSignal(panel.passageActivated) as activated:
+        panel.follow_link("quote:0-1")
+    assert activated.args == [first["start"], second["end"]]
 
 
 def _blocks(document):

@@ -326,3 +326,10 @@ def test_an_answers_markdown_quotes_the_sentence_backing_each_citation():
     plain = entry_markdown(HistoryEntry(1, 0.0, "What did the old horse say?", "See [p2.1].",
                                         {"citations": [{**cited, "support": None}]}))
     assert "- [p2.1] Chapter 2: \u201cThe colts ran to the hedge." in plain  # an older record: the passage's opening
+    # The evidence's sentences that follow one another in the book, one quotation.
+    lines = [{"part": 0, "text": text, "passage_id": "p2.1", "section": 2, "label": "Chapter 2", "start": start,
+              "end": start + len(text), "score": 0.5} for text, start in (("The colts ran to the hedge.", 100),
+                                                                        ("They waited.", 128), ("It rained.", 400))]
+    evidence = entry_markdown(HistoryEntry(1, 0.0, "What did the colts do?", "", {"digest": lines}))
+    assert "- \u201cThe colts ran to the hedge. They waited.\u201d \u2014 Chapter 2 [p2.1]\n" in evidence
+    assert "- \u201cIt rained.\u201d \u2014 Chapter 2 [p2.1]\n" in evidence

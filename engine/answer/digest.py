@@ -702,17 +702,46 @@ def _choose(scored: list, several_passages: bool, by_section: bool = True) -> li
     return chosen
 
 
+# At most this many characters (spaces, a paragraph's break) between two quoted sentences that read on as one.
+_ADJACENT_GAP = 3
+
+
+def adjacent_runs(lines: list[dict]) -> list[list[int]]:
+    """The digest's lines (as `DigestLine.as_dict` gives them), in order,
+    grouped into runs of sentences that follow one another in the same
+    passage of the same part: shown as one quotation ("she drew a picture
+    of Mr. Davis..." and what he did next), not two with the same citation."""
+    runs: list[list[int]] = []
+    for number, line in enumerate(lines):
+        previous = lines[runs[-1][-1]] if runs else None
+        if (previous is not None and previous["part"] == line["part"] and line["passage_id"]
+                and previous["passage_id"] == line["passage_id"]
+                and 0 <= line["start"] - previous["end"] <= _ADJACENT_GAP):
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    return runs
+
+
+def run_text(lines: list[dict], run: list[int]) -> str:
+    """A run's sentences as one quotation's text."""
+    return " ".join(" ".join(lines[number]["text"].split()) for number in run)
+
+
 def digest_markdown(lines: list[DigestLine], part_texts: list[str]) -> str:
     out = []
+    records = [line.as_dict() for line in lines]
+    runs = adjacent_runs(records)
     for index, text in enumerate(part_texts):
-        mine = [line for line in lines if line.part == index]
+        mine = [run for run in runs if records[run[0]]["part"] == index]
         if not mine:
             continue
         if len(part_texts) > 1:
             out.append(f"{part_heading(text)}:")
-        for line in mine:
-            cited = ", ".join(mark for mark in (line.passage_id, line.label) if mark)
-            out.append(f"  {quoted(' '.join(line.text.split()))} [{cited}]")
+        for run in mine:
+            first = records[run[0]]
+            cited = ", ".join(mark for mark in (first["passage_id"], first["label"]) if mark)
+            out.append(f"  {quoted(run_text(records, run))} [{cited}]")
     return "\n".join(out)
 
 

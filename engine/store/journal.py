@@ -254,7 +254,7 @@ def _short(sections: dict) -> str:
 def entry_markdown(entry: HistoryEntry) -> str:
     """One question of the history as Markdown: when it was asked, its
     evidence, the answer (or draft) and the passages it cites."""
-    from ..answer.digest import quoted  # quoted as the app shows it
+    from ..answer.digest import adjacent_runs, quoted, run_text  # quoted as the app shows it
     from ..answer.overview import overview_evidence
     from ..answer.selection import shown_text
 
@@ -281,9 +281,10 @@ def entry_markdown(entry: HistoryEntry) -> str:
     if digest:
         lines.append("**Evidence**")
         lines.append("")
-        for line in digest:
+        for run in adjacent_runs(digest):
+            line = digest[run[0]]
             passage = f" [{line['passage_id']}]" if line["passage_id"] else ""  # the title page is in none
-            lines.append(f"- {quoted(line['text'])} \u2014 {line['label']}{passage}")
+            lines.append(f"- {quoted(run_text(digest, run))} \u2014 {line['label']}{passage}")
         lines.append("")
     if entry.answer:
         heading = "**Draft answer**" if result.get("lead") == "digest" else "**Answer**"
