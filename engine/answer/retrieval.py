@@ -161,12 +161,13 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
         reserve = -(-budget // 2) - len(chosen)
         picks.take_turns(_part_rankings(plan, context, features, until, named_searched), -(-budget // 2),
                          section_cap=-(-reserve // len(named_searched)), mark="named")
-    # One passage with a slot of its own, for a question that asks where the
+    # A passage with a slot of its own, for a question that asks where the
     # book tells something of someone named: "Who is Mrs Smith?", the
     # passage that first names her, where a novel introduces its people
     # ("Miss Hamilton, now Mrs Smith, had shewn her kindness..."; the fused
     # ranking favours scenes where the name is everywhere and says least
-    # about who she is); "When does Mrs Clay last appear?", the one that last
+    # about who she is), and the first saying what she is, where that comes
+    # later (described.py); "When does Mrs Clay last appear?", the one that last
     # names her (it had been a search on "last" and "appear"); "When does Jo
     # meet Laurie?", the first naming both (meetings.py); "How does John
     # Thornton die?", the last naming him beside a word of death (deaths.py).
