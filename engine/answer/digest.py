@@ -714,8 +714,10 @@ def adjacent_runs(lines: list[dict]) -> list[list[int]]:
     runs: list[list[int]] = []
     for number, line in enumerate(lines):
         previous = lines[runs[-1][-1]] if runs else None
-        if (previous is not None and previous["part"] == line["part"] and line["passage_id"]
-                and previous["passage_id"] == line["passage_id"]
+        # An answer kept by an earlier version may lack a line's part or span: each line its own quotation.
+        if (previous is not None and previous.get("part") == line.get("part") and line.get("passage_id")
+                and previous.get("passage_id") == line["passage_id"]
+                and None not in (line.get("start"), previous.get("end"))
                 and 0 <= line["start"] - previous["end"] <= _ADJACENT_GAP):
             runs[-1].append(number)
         else:
