@@ -1006,14 +1006,15 @@ def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_
             ("Mrs Clay", "From situation, Mrs Clay was, in Lady Russell's estimate, a very unequal companion."),
             ("Aunt March", "Jo happened to suit Aunt March, who was lame and needed an active person."),
             ("John Manly", "The name of the coachman was John Manly; he had a wife and one little child."),
-            ("Jonathan Small", "A map is drawn for them by an Englishman named Jonathan Small.")):
+            ("Jonathan Small", "A map is drawn for them by an Englishman named Jonathan Small."),
+            ("Tiny Tim", "Alas for Tiny Tim, he bore a little crutch, and had his limbs supported by an iron frame!")):
         assert describes(name)(sentence), sentence
     for name, sentence in (
             ("Tiny Tim", '"God bless us every one!" said Tiny Tim, the last of all.'),
             ("Kemp", '"I made a mistake, Kemp, a huge mistake, in carrying this thing through alone."'),
             ("Frankland", "It was none other than Mr. Frankland, who was standing outside the gate of his garden."),
             ("Mrs Clay", "Mrs Clay, who had been present while all this passed, now left the room."),
-            ("Kemp", "Kemp got up.")):
+            ("Kemp", "Kemp got up."), ("Kemp", '"Never," said Kemp, he was a fool to think it.')):
         assert not describes(name)(sentence), sentence
     # Named in the first chapter, told of in the third, after lines where he only acts.
     jerry = _three_chapters_with(tmp_path, "Then Jerry Barker came into the meadow and stood by the gate.", [

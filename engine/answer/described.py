@@ -24,15 +24,17 @@ _SPOKEN = re.compile(rf"(?:\b(?:{'|'.join(sorted(SPEECH_VERBS))})\s+|,\s*)(?:[A-
 def describes(name: str, also: str | None = None) -> Callable[[str], bool]:
     """Whether a sentence says who or what someone is: their name (its
     last word, or `also`, the name the book brings them in by) before "was
-    a", "is the", ", a", ", who was" ("Hal was a youngster of nineteen or
-    twenty"; "Mrs Clay was, in Lady Russell's estimate, a very
-    unequal..."), or after "name was", "named", "called" ("an Englishman
+    a", "is the", ", a", ", who was", ", he bore a" ("Hal was a youngster
+    of nineteen or twenty"; "Mrs Clay was, in Lady Russell's estimate, a
+    very unequal..."; "Alas for Tiny Tim, he bore a little crutch"), or
+    after "name was", "named", "called" ("an Englishman
     named Jonathan Small", "The name of the coachman was John Manly"); not
     where they are a speaker named or someone spoken to."""
     words_of = [name.split()[-1]] + ([also] if also else [])
     named = rf"(?:{'|'.join(re.escape(word) for word in words_of)})\b"
     told = re.compile(
-        rf"\b(?P<apposed>{named}),\s+(?:{_DESCRIBED_BY}|who\s+(?:was|is)(?!\s+\w+ing\b))\b"
+        rf"\b(?P<apposed>{named}),\s+(?:{_DESCRIBED_BY}|who\s+(?:was|is)(?!\s+\w+ing\b)"
+        rf"|(?:he|she)\s+(?:was|bore|wore|had)\s+{_DESCRIBED_BY})\b"
         rf"|\b{named}\s+(?:was|is|had\s+been)(?:,[^,.;!?]{{1,40}},)?\s+{_DESCRIBED_BY}\b"
         rf"|\b(?:name\b[^.;!?]{{0,30}}\b(?:was|is)|named|called)\s+(?:\w+\.?\s+)?\b{named}", re.I)
 
