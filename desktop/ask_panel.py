@@ -948,8 +948,8 @@ class AskPanel(QWidget):
             passage = _evidence_passages(self.result).get(target)  # while the answer streams
             if passage is not None:
                 return f"{passage['label']}: {quoted(shown_text(passage['text']))}\n(click to read it in the book)"
-        if scheme == "quote" and _quoted_lines(self.result, target):
-            return f"{_quoted_lines(self.result, target)[0]['label']} (click to read it in the book)"
+        if scheme == "quote" and (quoted_lines := _quoted_lines(self.result, target)):
+            return f"{quoted_lines[0]['label']} (click to read it in the book)"
         if scheme == "earlier" and target.isdigit() and self._history_item(int(target)) is not None:
             return "Click to see its answer again"
         return ""

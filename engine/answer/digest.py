@@ -170,10 +170,6 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         kind = None if asked_about else expected
         describing = describes(asked_about, brought_in_as) \
             if asked_about and asked_who(part.text, context.writes_as_name) else None
-        if describing is not None:
-            described = {(item[2], item[3]) for item in candidates if describing(item[4])}
-            candidates = [(item[0] + _ANSWER_OVERLAP * ((item[2], item[3]) in described),) + item[1:]
-                          for item in candidates]
         kind = None if kind in TELLING_KINDS and not told_of else kind  # "Describe the plot": no one's looks
         answering: set[tuple[int, int]] = set()  # spans of the sentences holding such an answer
         answer_weights: dict[tuple[int, int], float] = {}  # what each of those adds to its line's score
@@ -205,9 +201,10 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                 kind = NAME
                 answering = holding(kind)
             answer_weights = dict.fromkeys(answering, _ANSWER_WEIGHTS.get(kind, _ANSWER_WEIGHT))
-        elif describing is not None:
-            answer_weights = dict.fromkeys(described, _DESCRIBING_WEIGHT)
-        if kind:
+        elif describing is not None:  # "Who is Kemp?": the lines saying what he is
+            answering = {(item[2], item[3]) for item in candidates if describing(item[4])}
+            answer_weights = dict.fromkeys(answering, _DESCRIBING_WEIGHT)
+        if answering:
             candidates = [(item[0] + _ANSWER_OVERLAP * ((item[2], item[3]) in answering),) + item[1:]
                           for item in candidates]
         if not candidates:
@@ -234,7 +231,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         chosen = _with_a_named_section(chosen, scored, retrieval.named)
         chosen = _with_the_introduction(chosen, scored, evidence, brought_in_as or asked_about)
         if describing is not None:
-            chosen = _with_a_description(chosen, scored, evidence, describing)
+            chosen = _with_a_description(chosen, scored, evidence, answering)
         if expected in (NAME, NUMBER, AGE, RELATION):
             own = {word.lower() for word in content_words(part.text)}
             rare = {_word_key(word, context.rarity) for word in retrieval.plan.rare_words
@@ -404,15 +401,15 @@ def _with_the_introduction(chosen: list, scored: list, evidence, name: str | Non
     return (others if len(others) < _MAX_LINES else others[:-1]) + [line]
 
 
-def _with_a_description(chosen: list, scored: list, evidence, describing) -> list:
+def _with_a_description(chosen: list, scored: list, evidence, described: set[tuple[int, int]]) -> list:
     """For "Who is Kala?", the lines with the first saying who she is ("Kala
     was the youngest mate of a male called Tublat", described.py), from the
     passage retrieval gave a slot for it, in place of the weakest line but
     the introduction's."""
     marked = next((node_id for node_id, sources in evidence.sources.items() if DESCRIPTION in sources), None)
-    line = min((pair for pair in scored if pair[1][5].id == marked and describing(pair[1][4])),
+    line = min((pair for pair in scored if pair[1][5].id == marked and pair[1][2:4] in described),
                key=lambda pair: pair[1][2], default=None)
-    if line is None or any(pair[1][5].id == marked and describing(pair[1][4]) for pair in chosen):
+    if line is None or any(pair[1][5].id == marked and pair[1][2:4] in described for pair in chosen):
         return chosen
     if len(chosen) < _MAX_LINES:
         return chosen + [line]
