@@ -2076,6 +2076,10 @@ def test_what_a_word_means_is_the_dictionarys_senses_with_the_books_uses_for_evi
     assert look_up("gig").senses[0].text == "A fiddle."  # the dictionary's first: not what a book means by it
     assert not any("Webster" in sense.text for sense in look_up("door-nail").senses)  # the editors' marks left out
     assert look_up("serendipity") is None and look_up("Tarzan") is None
+    # An entry is decoded alone from its letter's file: as the whole file, parsed, has it.
+    whole = json.loads((dictionary._data_folder() / "words_G.json").read_text(encoding="utf-8"))
+    sample = [*list(whole)[:20], *list(whole)[-20:], "gig", "gon\"iff"]
+    assert all(dictionary._raw_entry(word) == whole[word] for word in sample) and dictionary._raw_entry("gigz") is None
 
     text = stave_one.context.book.text
     uses = [found.start() for found in re.finditer(r"(?<!\w)humbug(?!\w)", text, re.I)]
@@ -2100,6 +2104,12 @@ def test_what_a_word_means_is_the_dictionarys_senses_with_the_books_uses_for_evi
     assert f"{MAX_SENSES}. (" in fly and f"{MAX_SENSES + 1}. (" not in fly
     gig = defined("What does gig mean?", session.context.book, is_name, embed=embed)[1]
     assert "1. (noun) A light carriage" in gig and "2. (noun) A fiddle" in gig  # "in a light gig"
+    # The book's lines are read from the sentence vectors stage 1 stored: only the senses are embedded now.
+    embedded = []
+    stored = defined("What does gig mean?", session.context.book, is_name,
+                     embed=lambda texts: embedded.extend(texts) or embed(texts),
+                     stored_vector=session.context.sentence_vector_at)[1]
+    assert stored == gig and embedded and all(text.startswith("gig: ") for text in embedded)
     # Its uses as the book writes them, plurals too ("hares out of the woods").
     hares = len(re.findall(r"(?<!\w)hares?(?!\w)", session.context.book.text[session.context.book.sections[0].start:],
                            re.I))

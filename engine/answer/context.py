@@ -91,6 +91,19 @@ class BookContext:
                 self._stored[passage.id] = found.get(passage.id)
         return {passage.id: self._stored[passage.id] for passage in passages if self._stored[passage.id] is not None}
 
+    def sentence_vector_at(self, offset: int) -> np.ndarray | None:
+        """The stored vector of the sentence holding `offset` (read in its
+        passage's context: see TokenVectors), or None where stage 1 stored none."""
+        for passage in self.passages_overlapping(offset, offset):
+            stored = self.sentence_vectors([passage]).get(passage.id)
+            if stored is None:
+                continue
+            spans, vectors = stored
+            held = next((row for row, (start, end) in enumerate(spans) if start <= offset < end), None)
+            if held is not None:
+                return vectors[held]
+        return None
+
     @cached_property
     def chapter_titles(self) -> ChapterTitles:
         return ChapterTitles(self.book)

@@ -45,7 +45,10 @@ MAX_SENSES = 4
 _CONTEXTS, _CANDIDATES = 12, 24
 _SHARED_WORDS_WEIGHT = 0.3  # beside the embedder's likeness (cosines of about 0.2-0.5)
 _COMMON = 10_000  # seen this often in the English word list: a common word (gig 9,686; cab 26,619)
-_REACH = 300  # characters each side of a use the embedder reads
+_REACH = 300  # characters each side of a use: the words a sense shares with it; embedded where no vector is stored
+# A sense's first characters the embedder reads: its gist comes first, then examples ("as, a light gig");
+# on the 44 words, 36 led as with whole senses, the slowest word 69 ms instead of 90.
+_SENSE_READ = 160
 # The words before a use of the one asked about (an adjective or two between) tell whether the book uses it
 # as a noun or a verb.
 _WORDS_BACK = 3
@@ -107,13 +110,15 @@ def word_asked(question: str, is_name) -> str | None:
 
 
 def defined(question: str, book, is_name, until: int | None = None,
-            embed=None) -> tuple[str, str, list[int]] | None:
+            embed=None, stored_vector=None) -> tuple[str, str, list[int]] | None:
     """For a question asking what a word means: the word, the dictionary's
     senses of it and how often the book uses it in one statement, and where
     each use starts (up to `until`, a reading limit); None for any other
     question, or for a word the dictionary does not have (it is then
     searched as any question is). `embed` (texts to unit vectors) picks the
-    sense nearest the book's lines to lead."""
+    sense nearest the book's lines to lead; `stored_vector` (an offset to
+    the stored vector of the sentence holding it, or None) spares embedding
+    those lines."""
     word = word_asked(question, is_name)
     if word is None:
         return None
@@ -125,7 +130,7 @@ def defined(question: str, book, is_name, until: int | None = None,
                    for use in _written(form).finditer(book.text, start, end)})
     used_as = _used_as(book.text, uses)
     entry = look_up(word, used_as=used_as)  # its senses of that part of speech first
-    shown = _nearest_first(entry, used_as, [_around(book.text, use) for use in uses[:_CONTEXTS]], embed)
+    shown = _nearest_first(entry, used_as, book.text, uses[:_CONTEXTS], embed, stored_vector)
     # One sense a line: a numbered list in the app, the terminal and Markdown.
     senses = "".join(f"\n{number}. ({sense.part_of_speech}) {as_sentence(sense.text.rstrip(';'))}"
                      for number, sense in enumerate(shown[:MAX_SENSES], 1))
@@ -147,10 +152,11 @@ def defined(question: str, book, is_name, until: int | None = None,
     return entry.word, f"{statement}\n{told}", uses
 
 
-def _nearest_first(entry: Entry, used_as: str | None, contexts: list[str], embed) -> list[Sense]:
+def _nearest_first(entry: Entry, used_as: str | None, text: str, uses: list[int], embed,
+                   stored_vector=None) -> list[Sense]:
     """The entry's senses, those of the part of speech the book uses the
     word as first (a hare is not "to tease"); among them, for a word seldom
-    used today, the one nearest the text round the book's uses leads: a
+    used today, the one nearest the book's uses leads: a
     "gig" in Black Beauty is "a light carriage", the fifth noun sense (after
     "a fiddle"), the Hound's moor is not the Moors of Morocco. Nearest by
     the embedder, and by the share of the sense's words that text holds
@@ -159,14 +165,15 @@ def _nearest_first(entry: Entry, used_as: str | None, contexts: list[str], embed
     or small house; a hut"), where the small embedder strays ("a small
     room"): it keeps the dictionary's order. The right sense led for 36
     of 44 words of our books so, against 32 in the dictionary's order and
-    27 by the embedder alone (tests/benchmarks/word_senses.py)."""
+    29 by the embedder alone (tests/benchmarks/word_senses.py)."""
     senses = list(entry.senses)
+    contexts = [_around(text, use) for use in uses]
     candidates = [index for index, sense in enumerate(senses[:_CANDIDATES])
                   if used_as is None or sense.part_of_speech == used_as]
     if embed is None or not contexts or len(candidates) < 2 or word_frequency(entry.word) >= _COMMON:
         return senses
-    meanings = embed([f"{entry.word}: {senses[index].text}" for index in candidates])
-    likeness = (meanings @ embed(contexts).T).mean(axis=1)
+    meanings = embed([f"{entry.word}: {senses[index].text[:_SENSE_READ]}" for index in candidates])
+    likeness = (meanings @ _read(uses, contexts, embed, stored_vector).T).mean(axis=1)
     held = {stem(word) for context in contexts for word in words(context)}
     own = stem(entry.word)
     shared = []
@@ -175,6 +182,18 @@ def _nearest_first(entry: Entry, used_as: str | None, contexts: list[str], embed
         shared.append(len(its_words & held) / max(1, len(its_words)))
     nearest = candidates[int(np.argmax(likeness + _SHARED_WORDS_WEIGHT * np.array(shared)))]
     return [senses[nearest]] + senses[:nearest] + senses[nearest + 1:]
+
+
+def _read(uses: list[int], contexts: list[str], embed, stored_vector) -> np.ndarray:
+    """A unit vector for each use: the stored vector of its sentence, read
+    in its passage, where stage 1 stored one (the same 36 of 44 senses led
+    as with the text round each use embedded now, in 25 ms a word instead of
+    about 350), else that text embedded."""
+    vectors = [stored_vector(use) if stored_vector is not None else None for use in uses]
+    missing = [row for row, vector in enumerate(vectors) if vector is None]
+    for row, vector in zip(missing, embed([contexts[row] for row in missing]) if missing else []):
+        vectors[row] = vector
+    return np.array(vectors)
 
 
 def _around(text: str, offset: int) -> str:

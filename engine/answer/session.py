@@ -271,7 +271,8 @@ class AnswerSession:
         if name is not None:
             return self._uses(plan, name, until, started, kind=NAMES_WRITTEN)
         embedder = self.context.search.embedder
-        meaning = defined(question, book, self.context.rarity.is_name, until, embedder.embed if embedder else None)
+        meaning = defined(question, book, self.context.rarity.is_name, until, embedder.embed if embedder else None,
+                          self.context.sentence_vector_at)
         return self._uses(plan, meaning, until, started, kind=DEFINITION) if meaning is not None else None
 
     def _uses(self, plan: Plan, counted: tuple[str, str, list[int]], until: int | None,

@@ -6,8 +6,8 @@ one the book uses the word in (definitions.py), for 44 words of our books.
 
 For each word the book's uses are found and the dictionary's senses of the
 part of speech the book uses it as are ranked four ways: in the
-dictionary's order; by the embedder alone (the text round up to 12 uses
-against each sense); by the embedder and the share of the sense's words
+dictionary's order; by the embedder alone (the sentences of up to 12 uses,
+as stage 1 stored their vectors, against each sense); by the embedder and the share of the sense's words
 those texts hold; and, what the engine does, by those for a word seldom
 used today and in the dictionary's order for a common one. Printed: the
 share of words whose first sense is the expected one, each way. The words
@@ -89,7 +89,8 @@ def main() -> int:
                 definitions._SHARED_WORDS_WEIGHT = weight if way in WAYS[2:] else 0.0
                 definitions._COMMON = common if way == WAYS[3] else float("inf")
                 embed = context.search.embedder.embed if way != WAYS[0] else None
-                found = definitions.defined(question.question, context.book, context.rarity.is_name, embed=embed)
+                found = definitions.defined(question.question, context.book, context.rarity.is_name, embed=embed,
+                                            stored_vector=context.sentence_vector_at)
                 first = re.search(r"^1\. \([^)]*\) (.*)$", found[1], re.M) if found else None
                 led[way] = first.group(1) if first else ""
                 hits[way] += bool(re.search(expected, led[way]))
