@@ -996,7 +996,7 @@ def test_someone_named_in_full_later_is_introduced_where_the_book_first_names_th
 
 
 def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_path):
-    from engine.answer.described import DESCRIPTION, describes
+    from engine.answer.described import DESCRIPTION, describes, introduces_themself
 
     # What the book says of them, not what they do or say, nor their name said or spoken to.
     for name, sentence in (
@@ -1032,6 +1032,17 @@ def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_
     # Not for other questions about him.
     assert all(DESCRIPTION not in sources for sources in
                jerry.retrieve("What does Jerry Barker give me?").parts[0].sources.values())
+    # Who tells their own name has just been described, no name given yet: that description is quoted too.
+    assert introduces_themself("Merrylegs").search('He said, \u201cMy name is Merrylegs. I am very handsome\u201d')
+    assert introduces_themself("Ghost of Christmas Past").search('"I am the Ghost of Christmas Past."')
+    assert not introduces_themself("Merrylegs").search("I am sure Merrylegs knows the way.")
+    (tmp_path / "pony").mkdir()
+    looks = "In the next stall stood a little fat gray pony, with a thick mane and tail, a pretty head and a pert nose."
+    pony = _three_chapters_with(tmp_path / "pony", f"{looks} He turned his head and said, \u201cMy name is Dobbin.\u201d",
+                                ["Dobbin trotted down the lane with the children on his back.", "Dobbin ate his oats."])
+    lines = [line.text for line in pony.digest(pony.retrieve("Who is Dobbin?"))]
+    assert looks in lines and lines.index(looks) + 1 == lines.index("He turned his head and said, \u201cMy name is "
+                                                                     "Dobbin.\u201d")
 
 
 def test_a_question_about_one_scene_quotes_that_scene_and_what_follows_its_best_line(tmp_path):

@@ -2,7 +2,10 @@
 was a tall and slender young man", "Who is Stapleton?" by "Mr. Stapleton,
 the naturalist", not by a line where they only act or speak. The first
 passage that describes someone so has a slot of its own in retrieval, and
-the digest quotes a describing line."""
+the digest quotes a describing line. Someone who says who they are ("My
+name is Merrylegs", "I am the Ghost of Christmas Past") has mostly just
+been described, before a name was given: "a little fat gray pony, with a
+thick mane and tail"."""
 
 from __future__ import annotations
 
@@ -42,3 +45,11 @@ def describes(name: str, also: str | None = None) -> Callable[[str], bool]:
         return any(found.group("apposed") is None or not _SPOKEN.search(sentence, 0, found.start())
                    for found in told.finditer(sentence))
     return holds
+
+
+def introduces_themself(name: str, also: str | None = None) -> re.Pattern:
+    """A line where someone tells their own name: "My name is Merrylegs", "I
+    am the Ghost of Christmas Past", "Call me Ishmael"."""
+    words_of = [re.escape(name)] + [re.escape(name.split()[-1])] + ([re.escape(also)] if also else [])
+    return re.compile(rf"\b(?:my\s+name\s+is|i\s+am|i['\u2019]m|call\s+me)\s+(?:the\s+)?"
+                      rf"(?:{'|'.join(words_of)})\b", re.I)

@@ -31,8 +31,9 @@ import numpy as np
 from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, DEFINITION, LENGTH, NAMES_WRITTEN, TITLE_PAGE_LABEL, \
     title_page_span
 from .deaths import DEATH, death_asked, tells_a_death
-from .described import DESCRIPTION, describes
+from .described import DESCRIPTION, describes, introduces_themself
 from .expected import AGE, NAME, NUMBER, RELATION, TELLING_KINDS, asked_kin, expected_answer, holds_answer
+from .looks import LOOKS
 from .meetings import MEETING, meeting_asked, names_both, names_the_one_met
 from .nearby import names_asked, near_names, other_names_written, tells_near
 from .narrator import SPEECH_VERBS, outside_dialogue, says_i
@@ -89,6 +90,9 @@ _FIRST_TELLING_WEIGHT = 0.1
 _USES_QUOTED = 6
 # "Who is Kemp?": what a line saying who someone is adds to its score (described.py).
 _DESCRIBING_WEIGHT = 0.1
+# Before a line where someone tells their name: how far back their description is looked for, and the words
+# of looks it holds at least.
+_LOOKS_REACH, _LOOKS_IN_A_LINE = 2500, 3
 
 
 @dataclass
@@ -232,6 +236,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         chosen = _with_the_introduction(chosen, scored, evidence, brought_in_as or asked_about)
         if describing is not None:
             chosen = _with_a_description(chosen, scored, evidence, answering)
+            chosen = _with_the_looks_before(chosen, context, introduces_themself(asked_about, brought_in_as))
         if expected in (NAME, NUMBER, AGE, RELATION):
             own = {word.lower() for word in content_words(part.text)}
             rare = {_word_key(word, context.rarity) for word in retrieval.plan.rare_words
@@ -417,6 +422,37 @@ def _with_a_description(chosen: list, scored: list, evidence, described: set[tup
     weakest = min((pair for pair in chosen if pair[1][5].id not in introduction), key=lambda pair: pair[0],
                   default=None)
     return chosen if weakest is None else [pair for pair in chosen if pair is not weakest] + [line]
+
+
+def _with_the_looks_before(chosen: list, context, introducing: re.Pattern) -> list:
+    """For "Who is Merrylegs?", where a line quoted has him tell his name
+    ("My name is Merrylegs"), the lines with the sentence before it, in its
+    chapter, that holds most words of looks: he had just been described
+    ("a little fat gray pony, with a thick mane and tail"), with no name
+    yet. In place of the weakest line but the one naming him."""
+    own = next((pair for pair in sorted(chosen, key=lambda pair: pair[1][2]) if introducing.search(pair[1][4])), None)
+    if own is None:
+        return chosen
+    start, book = own[1][2], context.book
+    section = book.section_at(start)
+    reach = max(start - _LOOKS_REACH, section.body_start if section else 0)
+    before = []
+    for passage in context.passages_overlapping(reach, start):
+        for begin, end in context.sentences(passage):
+            if reach <= begin and end <= start and end <= passage.end and begin not in {item[2] for item in before}:
+                sentence = " ".join(book.text[begin:end].split())
+                if LOOKS.count(sentence) >= _LOOKS_IN_A_LINE:
+                    before.append((LOOKS.count(sentence), begin, end, sentence, passage))
+    if not before:
+        return chosen
+    count, begin, end, sentence, passage = max(before, key=lambda item: (item[0], item[1]))
+    if any(pair[1][2] == begin for pair in chosen):
+        return chosen
+    line = (own[0] - 1e-4, (0.0, 0, begin, end, sentence, passage))
+    if len(chosen) < _MAX_LINES:
+        return chosen + [line]
+    weakest = min((pair for pair in chosen if pair is not own), key=lambda pair: pair[0])
+    return [pair for pair in chosen if pair is not weakest] + [line]
 
 
 def _with_what_follows(chosen: list, context) -> list:
