@@ -1038,11 +1038,11 @@ def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_
     assert not introduces_themself("Merrylegs").search("I am sure Merrylegs knows the way.")
     (tmp_path / "pony").mkdir()
     looks = "In the next stall stood a little fat gray pony, with a thick mane and tail, a pretty head and a pert nose."
-    pony = _three_chapters_with(tmp_path / "pony", f"{looks} He turned his head and said, \u201cMy name is Dobbin.\u201d",
+    named = "He turned his head and said, \u201cMy name is Dobbin.\u201d"
+    pony = _three_chapters_with(tmp_path / "pony", f"{looks} {named}",
                                 ["Dobbin trotted down the lane with the children on his back.", "Dobbin ate his oats."])
     lines = [line.text for line in pony.digest(pony.retrieve("Who is Dobbin?"))]
-    assert looks in lines and lines.index(looks) + 1 == lines.index("He turned his head and said, \u201cMy name is "
-                                                                     "Dobbin.\u201d")
+    assert looks in lines and lines.index(looks) + 1 == lines.index(named)
 
 
 def test_a_question_about_one_scene_quotes_that_scene_and_what_follows_its_best_line(tmp_path):
