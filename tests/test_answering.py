@@ -997,6 +997,7 @@ def test_someone_named_in_full_later_is_introduced_where_the_book_first_names_th
 
 def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_path):
     from engine.answer.described import DESCRIPTION, describes, introduces_themself
+    from engine.answer.looks import looked_at
 
     # What the book says of them, not what they do or say, nor their name said or spoken to.
     for name, sentence in (
@@ -1043,6 +1044,8 @@ def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_
                                 ["Dobbin trotted down the lane with the children on his back.", "Dobbin ate his oats."])
     lines = [line.text for line in pony.digest(pony.retrieve("Who is Dobbin?"))]
     assert looks in lines and lines.index(looks) + 1 == lines.index(named)
+    assert looked_at("Describe the Ghost of Christmas Past") == "Ghost of Christmas Past"
+    assert looks in [line.text for line in pony.digest(pony.retrieve("What does Dobbin look like?"))]
 
 
 def test_a_question_about_one_scene_quotes_that_scene_and_what_follows_its_best_line(tmp_path):

@@ -33,7 +33,7 @@ from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, DEFINITION, LENGTH, NAMES_W
 from .deaths import DEATH, death_asked, tells_a_death
 from .described import DESCRIPTION, describes, introduces_themself
 from .expected import AGE, NAME, NUMBER, RELATION, TELLING_KINDS, asked_kin, expected_answer, holds_answer
-from .looks import LOOKS
+from .looks import LOOKS, looked_at
 from .meetings import MEETING, meeting_asked, names_both, names_the_one_met
 from .nearby import names_asked, near_names, other_names_written, tells_near
 from .narrator import SPEECH_VERBS, outside_dialogue, says_i
@@ -237,6 +237,8 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         if describing is not None:
             chosen = _with_a_description(chosen, scored, evidence, answering)
             chosen = _with_the_looks_before(chosen, context, introduces_themself(asked_about, brought_in_as))
+        elif kind == LOOKS.name and looked_at(part.text):
+            chosen = _with_the_looks_before(chosen, context, introduces_themself(looked_at(part.text)), evidence)
         if expected in (NAME, NUMBER, AGE, RELATION):
             own = {word.lower() for word in content_words(part.text)}
             rare = {_word_key(word, context.rarity) for word in retrieval.plan.rare_words
@@ -424,31 +426,38 @@ def _with_a_description(chosen: list, scored: list, evidence, described: set[tup
     return chosen if weakest is None else [pair for pair in chosen if pair is not weakest] + [line]
 
 
-def _with_the_looks_before(chosen: list, context, introducing: re.Pattern) -> list:
+def _with_the_looks_before(chosen: list, context, introducing: re.Pattern, evidence=None) -> list:
     """For "Who is Merrylegs?", where a line quoted has him tell his name
     ("My name is Merrylegs"), the lines with the sentence before it, in its
     chapter, that holds most words of looks: he had just been described
     ("a little fat gray pony, with a thick mane and tail"), with no name
-    yet. In place of the weakest line but the one naming him."""
+    yet. In place of the weakest line but the one naming him. Given the
+    `evidence` ("Describe the Ghost of Christmas Past"), where any of its
+    passages has him tell his name."""
+    book = context.book
     own = next((pair for pair in sorted(chosen, key=lambda pair: pair[1][2]) if introducing.search(pair[1][4])), None)
-    if own is None:
+    start = own[1][2] if own is not None else None
+    if start is None and evidence is not None:
+        start = min((begin for passage in evidence.passages for begin, end in context.sentences(passage)
+                     if end <= passage.end and introducing.search(book.text, begin, end)), default=None)
+    if start is None:
         return chosen
-    start, book = own[1][2], context.book
     section = book.section_at(start)
     reach = max(start - _LOOKS_REACH, section.body_start if section else 0)
     before = []
     for passage in context.passages_overlapping(reach, start):
         for begin, end in context.sentences(passage):
-            if reach <= begin and end <= start and end <= passage.end and begin not in {item[2] for item in before}:
+            if reach <= begin and end <= start and end <= passage.end and begin not in {item[1] for item in before}:
                 sentence = " ".join(book.text[begin:end].split())
                 if LOOKS.count(sentence) >= _LOOKS_IN_A_LINE:
                     before.append((LOOKS.count(sentence), begin, end, sentence, passage))
     if not before:
         return chosen
-    count, begin, end, sentence, passage = max(before, key=lambda item: (item[0], item[1]))
+    _, begin, end, sentence, passage = max(before, key=lambda item: (item[0], item[1]))
     if any(pair[1][2] == begin for pair in chosen):
         return chosen
-    line = (own[0] - 1e-4, (0.0, 0, begin, end, sentence, passage))
+    line = ((own or max(chosen, key=lambda pair: pair[0], default=(0.0,)))[0] - 1e-4,
+            (0.0, 0, begin, end, sentence, passage))
     if len(chosen) < _MAX_LINES:
         return chosen + [line]
     weakest = min((pair for pair in chosen if pair is not own), key=lambda pair: pair[0])

@@ -52,3 +52,13 @@ def asks_looks(question: str) -> bool:
 def describes(sentence: str) -> bool:
     """Whether a line holds enough words of looks to describe someone."""
     return LOOKS.count(sentence) >= LOOKS.in_a_line
+
+
+def looked_at(question: str) -> str | None:
+    """Whom a question about looks asks about, as typed ("Describe the Ghost
+    of Christmas Past": "Ghost of Christmas Past"); None for another question."""
+    asked = _ASKS.search(question)
+    if asked is None:
+        return None
+    who = next(group for group in asked.groups() if group)
+    return re.sub(r"^(?:the|a|an)\s+", "", who.strip(), flags=re.I) or None
