@@ -859,7 +859,9 @@ class MainWindow(QMainWindow):
         """Load a searchable book's passages and search files now, in a worker,
         so its first question does not wait for them (a third of a second for
         Little Women), then what first questions of some kinds would wait for
-        (`AnswerSession.prepare`). A book still being indexed loads them when asked."""
+        (`AnswerSession.prepare`). A book still being indexed loads them when asked;
+        called again as each stage of the open book's index lands, the new index is
+        loaded here, not by the next question (a quarter of a second)."""
         from engine.answer.session import AnswerSession
 
         epoch = self._sessions_epoch
@@ -868,12 +870,16 @@ class MainWindow(QMainWindow):
             # The UI thread never takes the lock (loading takes a third of a
             # second): it drops sessions and bumps the epoch instead.
             with self._sessions_lock:
-                if book_id in self._sessions or epoch != self._sessions_epoch:
-                    return
-                session = AnswerSession(self.library, book_id)
                 if epoch != self._sessions_epoch:
                     return
-                self._sessions[book_id] = session  # as a question would keep it
+                session = self._sessions.get(book_id)
+                if session is not None:
+                    session.refresh()  # a stage landed, or nothing did: then it keeps what it has
+                else:
+                    session = AnswerSession(self.library, book_id)
+                    if epoch != self._sessions_epoch:
+                        return
+                    self._sessions[book_id] = session  # as a question would keep it
                 if session.indexer.status()["stage_reached"] < 1:
                     return
                 session.context  # the property loads them
@@ -1011,9 +1017,16 @@ class MainWindow(QMainWindow):
     def _index_stage(self, book_id: str, stage: int) -> None:
         self._statuses[book_id] = stage
         self.library_view.set_stage(book_id, stage)
+        self._prepare_answers_if_open(book_id)
+
+    def _prepare_answers_if_open(self, book_id: str) -> None:
+        """A stage of a book's index landed: where the book is open, its new index is loaded for questions now."""
+        if self.book is not None and self.book.book_id == book_id:
+            self._prepare_answers(book_id)
 
     def _index_finished(self, book_id: str, stage: int, cancelled: bool) -> None:
         self._statuses[book_id] = stage
+        self._prepare_answers_if_open(book_id)
         if book_id in self.indexing.queue:  # stopped to let a new import go first
             self._index_queued(book_id, stage)
         else:

@@ -2318,6 +2318,7 @@ def test_a_books_search_files_are_opened_with_its_context_not_by_its_first_quest
 def test_a_session_keeps_what_it_worked_out_until_the_index_changes(session):
     """The app refreshes its session before every question: that must not
     redo the word counts and sentence splits unless a stage has landed."""
+    from engine.answer.looks import LOOKS
     from engine.index.searchfiles import build_generation
 
     context = session.context
@@ -2325,10 +2326,14 @@ def test_a_session_keeps_what_it_worked_out_until_the_index_changes(session):
     spans = context.sentences(passage)
     session.refresh()
     assert session.context is context and context.sentences(passage) is spans
+    session.prepare()
+    titles, looks = context.chapter_titles, context.word_places(LOOKS)
     build_generation(session.indexer.folder, session.indexer.store)  # what a finished stage publishes
     session.refresh()
     assert session.context is not context
     assert session.context.sentences(passage) == spans
+    # What the text alone gave is kept: not worked out again for the first question after a stage lands.
+    assert session.context.chapter_titles is titles and session.context.word_places(LOOKS) is looks
 
 
 def test_citations_that_do_not_resolve_are_dropped(session):

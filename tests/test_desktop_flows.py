@@ -446,6 +446,32 @@ def test_a_question_is_deleted_from_the_history_or_asked_again(qtbot, fixtures):
     assert panel.question.earlier == [QUESTION, "Why did the hare run?", "Who is Duchess?"]
 
 
+def test_a_stage_landing_for_the_open_book_is_loaded_for_questions_before_the_next_one(qtbot, fixtures):
+    """Each stage publishes a new index: the open book's session loads it in a
+    worker as the stage lands, keeping what the text alone gave, so the next
+    question does not wait for the load."""
+    from engine.index.indexer import BookIndexer
+    from engine.index.searchfiles import build_generation
+
+    library = Library()
+    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
+    BookIndexer(library, book_id).run(up_to=1)
+    window = _window(qtbot)
+    with qtbot.waitSignal(window.bookOpened, timeout=20000):
+        window.open_book(book_id)
+    qtbot.waitUntil(lambda: book_id in window._sessions, timeout=20000)
+    assert window.tasks.wait(20000)
+    session = window._sessions[book_id]
+    before = session.context
+    build_generation(session.indexer.folder, session.indexer.store)  # what a finished stage publishes
+    window._index_finished(book_id, 1, False)  # as the indexing queue reports it
+    assert window.tasks.wait(20000)
+    loaded = session._context  # the worker's, not one a question will load
+    assert loaded is not None and loaded is not before and loaded.chapter_titles is before.chapter_titles
+    session.refresh()  # what a question does first: nothing left to load
+    assert session._context is loaded
+
+
 def test_answers_being_prepared_for_a_book_removed_meanwhile_are_not_kept(qtbot, fixtures):
     """The window drops a removed book's session without waiting for a worker
     that is preparing one; that worker's session is then not kept."""

@@ -13,7 +13,7 @@ from ..llm.errors import ContextLimitError, ModelError
 from ..llm.generator import is_small
 from ..llm.types import CancelToken
 from .bookfacts import CONTENTS, COUNT, DEFINITION, LENGTH, NAMES_WRITTEN, book_fact
-from .context import BookContext
+from .context import BookContext, TextFindings
 from .counting import chapters_naming, how_often, years_named
 from .planning import STOPWORDS, Plan, code_plan, model_plan
 from .absent import names_not_in_book, nothing_to_answer
@@ -68,6 +68,8 @@ class AnswerSession:
         self.indexer = BookIndexer(library, book_id, settings=settings, generator=generator, embedder=embedder)
         self._generator = generator
         self._context: BookContext | None = None
+        # What the context a new generation replaced found in the text alone, until the next one loads.
+        self._found_in_the_text: TextFindings | None = None
         self._loaded_generation: int | None = None
         self.plan_paths = {"model": 0, "code": 0}
 
@@ -76,6 +78,9 @@ class AnswerSession:
         if self._context is None:
             self._loaded_generation = self._generation()
             self._context = BookContext.load(self.indexer.book, self.indexer.store, self.indexer.search())
+            if self._found_in_the_text is not None:
+                self._context.keep(self._found_in_the_text)
+                self._found_in_the_text = None
         return self._context
 
     def _generation(self) -> int | None:
@@ -140,14 +145,20 @@ class AnswerSession:
                 time.sleep(0.25)
                 continue
             break  # done, stopped, or a book with no text to cut: do not loop on it
-        self._context = None
+        self._drop_context()
 
     def refresh(self) -> None:
         """Pick up index stages that landed since the context was loaded
         (each publishes a new generation); otherwise keep it, with what it
         has worked out so far (word rarity, sentence splits)."""
         if self._generation() != self._loaded_generation:
-            self._context = None
+            self._drop_context()
+
+    def _drop_context(self) -> None:
+        """Load the context again when next asked, keeping what the text alone gave (`BookContext.from_the_text`)."""
+        if self._context is not None:
+            self._found_in_the_text = self._context.from_the_text()
+        self._context = None
 
     def plan(self, question: str, planner: str = "code", cancel: CancelToken | None = None,
              until: int | None = None, focus: tuple[int, int] | None = None,
