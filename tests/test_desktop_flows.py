@@ -450,15 +450,10 @@ def test_a_stage_landing_for_the_open_book_is_loaded_for_questions_before_the_ne
     """Each stage publishes a new index: the open book's session loads it in a
     worker as the stage lands, keeping what the text alone gave, so the next
     question does not wait for the load."""
-    from engine.index.indexer import BookIndexer
     from engine.index.searchfiles import build_generation
 
-    library = Library()
-    book_id = library.import_book(fixtures / "three-chapters.txt").book_id
-    BookIndexer(library, book_id).run(up_to=1)
-    window = _window(qtbot)
-    with qtbot.waitSignal(window.bookOpened, timeout=20000):
-        window.open_book(book_id)
+    window = _window_on_a_searchable_book(qtbot, fixtures)
+    book_id = window.book.book_id
     qtbot.waitUntil(lambda: book_id in window._sessions, timeout=20000)
     assert window.tasks.wait(20000)
     session = window._sessions[book_id]
