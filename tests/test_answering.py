@@ -2074,6 +2074,14 @@ def test_what_a_word_means_is_the_dictionarys_senses_with_the_books_uses_for_evi
                       "What is the meaning of Christmas to Scrooge?", "What does Tarzan mean in the ape language?",
                       "What does love mean in this book?"):  # a common word asked of the book: a question about it
         assert word_asked(not_asked, is_name) is None, not_asked
+    # A word the book capitalises only in places' names is still a word ("Pondicherry Lodge"); not one after a
+    # title or a first name, nor one standing alone.
+    text = "He came to live at Pondicherry Lodge, with Mr. Brown. John Manly drove Buck to the Lodge gate."
+    named = {"lodge", "brown", "manly", "buck", "pondicherry"}.__contains__
+    assert word_asked("What does lodge mean?", lambda word: named(word.lower()), text.replace("the Lodge", "it")) == \
+        "lodge"
+    assert [word_asked(f"What does {word} mean?", lambda word: named(word.lower()), text)
+            for word in ("Lodge", "brown", "manly", "Buck")] == [None, None, None, None]
     # A selection in the reader is looked up when it is a word or two, not a name: a capital where no sentence starts.
     assert [looks_up(selected, before) for selected, before in [
         ("humbug!", "was a "), ("door-nail,", "as dead as a "), ("Humbug", '"Bah!" said Scrooge, "'),

@@ -16,6 +16,7 @@ import numpy as np
 
 from .bookfacts import as_sentence, chapter_name, counted, phrase_pattern
 from .dictionary import SOURCE, Entry, Sense, look_up
+from .people import HONORIFIC_WORDS
 from .planning import STOPWORDS, content_words, stem, words
 from .spelling import word_frequency
 from .vocabulary import folded
@@ -59,6 +60,8 @@ _BEFORE_A_VERB = frozenset("to i you he she we they will would shall should can 
 # The text before a word where a sentence starts: a full stop (quotes or a bracket after it), a paragraph's
 # start, or a quotation opening right before it (said Scrooge, "Humbug!").
 _SENTENCE_STARTS = re.compile(r"(?:[.!?][\"'\u2019\u201d)]*|\n\s*\n|^)[\s\"'\u2018\u201c(_-]*$|[\"\u2018\u201c]$")
+# The capitalised word right before a use: "Pondicherry" before "Lodge".
+_NAME_BEFORE = re.compile(r"\b([A-Z][\w'\u2019-]*)\.?\s+$")
 # A question about a selection that asks what it means.
 _THIS = r"(?:this|that|it|these|those)(?:\s+words?)?|the\s+words?"
 _WHAT_IT_MEANS = re.compile(
@@ -94,19 +97,37 @@ def look_up_question(word: str) -> str:
     return f"What does \u201c{word}\u201d mean?"
 
 
-def word_asked(question: str, is_name) -> str | None:
+def word_asked(question: str, is_name, text: str | None = None) -> str | None:
     """The word (or two) whose meaning a question asks, if it asks nothing
-    else and the word is not a name in the book; None for any other question."""
+    else and the word is not a name in the book (given its `text`, a word
+    the book capitalises only inside names of places, "What does lodge
+    mean?" of "Pondicherry Lodge", is a word); None for any other question."""
     asked = _ASKS.match(question.strip())
     if asked is None:
         return None
     word = next(group for group in asked.groups() if group).strip().strip("\u2019'")
     parts = word.split()
-    if any(part.lower() in STOPWORDS or is_name(part) for part in parts):
+    if any(part.lower() in STOPWORDS or is_name(part) and not (text and _in_names_only(part, text))
+           for part in parts):
         return None  # "What does he mean?", "What does Tarzan mean?"
     if _IN_THE_BOOK.search(question) and word_frequency(word) >= _COMMON:
         return None  # "What does love mean in this book?" asks about the book, not the word
     return " ".join(parts).lower()
+
+
+def _in_names_only(word: str, text: str) -> bool:
+    """Whether the text writes a word capitalised only after another
+    capitalised word, neither a title nor a first name ("Pondicherry
+    Lodge", "Baker Street"; not "Mr. Brown", "John Manly", nor "Buck"
+    alone): a word of its places' names."""
+    from .nearby import other_forms  # nearby reads follow-ups, which read this module
+
+    capitalised = [use for use in re.finditer(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.I) if use.group()[0].isupper()]
+    for use in capitalised:
+        before = _NAME_BEFORE.search(text, max(0, use.start() - 40), use.start())
+        if before is None or before.group(1).lower() in HONORIFIC_WORDS or other_forms(before.group(1)):
+            return False
+    return bool(capitalised)
 
 
 def defined(question: str, book, is_name, until: int | None = None,
@@ -119,7 +140,7 @@ def defined(question: str, book, is_name, until: int | None = None,
     sense nearest the book's lines to lead; `stored_vector` (an offset to
     the stored vector of the sentence holding it, or None) spares embedding
     those lines."""
-    word = word_asked(question, is_name)
+    word = word_asked(question, is_name, book.text)
     if word is None:
         return None
     found = look_up(word)
@@ -208,6 +229,9 @@ def _used_as(text: str, uses: list[int]) -> str | None:
     someone doing it ("to hare", "they moor"); None where it cannot tell."""
     kinds = Counter()
     for use in uses:
+        if text[use].isupper() and _NAME_BEFORE.search(text, max(0, use - 40), use):
+            kinds["noun"] += 1  # a word of a name: "Pondicherry Lodge"
+            continue
         clause = re.split(r"[.,;:!?\"\u201c\u201d()]", text[max(0, use - 40):use])[-1]
         before = [word.lower() for word in re.findall(r"[A-Za-z]+", clause)][-_WORDS_BACK:]
         told = next((word for word in reversed(before) if word in _BEFORE_A_NOUN or word in _BEFORE_A_VERB), "")
