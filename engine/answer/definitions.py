@@ -122,7 +122,8 @@ def _in_names_only(word: str, text: str) -> bool:
     alone): a word of its places' names."""
     from .nearby import other_forms  # nearby reads follow-ups, which read this module
 
-    capitalised = [use for use in re.finditer(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.I) if use.group()[0].isupper()]
+    uses = re.finditer(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.I)
+    capitalised = [use for use in uses if use.group()[0].isupper()]
     for use in capitalised:
         before = _NAME_BEFORE.search(text, max(0, use.start() - 40), use.start())
         if before is None or before.group(1).lower() in HONORIFIC_WORDS or other_forms(before.group(1)):
