@@ -1026,7 +1026,8 @@ class MainWindow(QMainWindow):
 
     def _index_finished(self, book_id: str, stage: int, cancelled: bool) -> None:
         self._statuses[book_id] = stage
-        self._prepare_answers_if_open(book_id)
+        if not cancelled:  # stopped: nothing new landed, and the window may be closing
+            self._prepare_answers_if_open(book_id)
         if book_id in self.indexing.queue:  # stopped to let a new import go first
             self._index_queued(book_id, stage)
         else:
