@@ -1672,7 +1672,7 @@ def test_which_chapters_someone_is_in_is_answered_from_the_text(session):
                              "Early Home (once).")
 
 
-def test_when_the_story_is_set_is_answered_by_the_years_its_text_names(tmp_path):
+def test_when_the_story_is_set_is_answered_by_the_years_or_times_of_year_its_text_names(tmp_path):
     from engine.answer.counting import years_named
     from engine.importer import parse_book
     from engine.paths import sample_book_path
@@ -1691,11 +1691,20 @@ def test_when_the_story_is_set_is_answered_by_the_years_its_text_names(tmp_path)
                           "where they stand is quoted below."), asked
         assert [book.text[at:at + 4] for at in found] == ["1850", "1852"]
     assert years_named("When does the hunt take place?", book) is None  # a scene: searched
-    # Up to a reading limit; a book naming none (A Christmas Carol) gets its outline, as before.
+    # Up to a reading limit.
     assert years_named("When is it set?", book, until=book.sections[2].start)[1].startswith(
         "The year Three Chapters from Black Beauty names up to where you have read: 1850, in Chapter 1; "
         "where it stands")
-    assert years_named("When is the story set?", parse_book(sample_book_path())) is None
+    # A book naming no year (A Christmas Carol): the times of year it names most, not in a name ("the Ghost of
+    # Christmas Present"); one naming neither gets its outline, as before.
+    carol = parse_book(sample_book_path())
+    phrase, stated, found = years_named("When is the story set?", carol)
+    assert phrase == "Christmas" and stated.startswith("A Christmas Carol: A Ghost Story of Christmas names no year; "
+                                                       "the times of year it names most: Christmas (")
+    assert "Christmas Day (" in stated and all(carol.text[at:at + 9] == "Christmas" for at in found)
+    assert not any(re.match(r"Christmas\s+[A-Z][a-z]", carol.text[at:at + 30]) for at in found)
+    (tmp_path / "timeless.txt").write_text(_three_chapters_text("", []).replace("spring", "morning"))
+    assert years_named("When is the story set?", parse_book(tmp_path / "timeless.txt")) is None
 
 
 def test_someones_first_name_surname_or_full_name_is_the_name_the_book_writes_beside_theirs(stave_one):

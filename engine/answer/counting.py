@@ -159,6 +159,15 @@ _WHEN_SET = re.compile(
 _YEAR = re.compile(r"(?<![\d,.$\u00a3#])\b1[5-9]\d\d\b(?!\d|,\d)")
 # Years named listed with their chapters, up to this many.
 _YEARS_LISTED = 12
+# The times of year a text names, for a book that names no year ("Christmas Eve", "winter", "October"). Not
+# "May" and "March": at a sentence's start, as often words as months.
+_TIME_OF_YEAR = re.compile(
+    r"\b(?:Christmas(?:\s+(?:Eve|Day))?|New\s+Year(?:['\u2019]s\s+(?:Eve|Day))?|Easter|Whitsun(?:tide)?|Michaelmas"
+    r"|Midsummer|January|February|April|June|July|August|September|October|November|December"
+    r"|[Ss]pring|[Ss]ummer|[Aa]utumn|[Ww]inter)\b")
+_TIMES_LISTED = 4
+# A capitalised word right after one: a name holding it ("the Ghost of Christmas Present", "A Christmas Carol").
+_IN_A_NAME = re.compile(r"[ \t]*\n?[ \t]*[A-Z][a-z]")
 
 
 def years_named(question: str, book, until: int | None = None) -> tuple[str, str, list[int]] | None:
@@ -172,7 +181,7 @@ def years_named(question: str, book, until: int | None = None) -> tuple[str, str
         return None
     matches = list(_YEAR.finditer(book.text, book.sections[0].start, len(book.text) if until is None else until))
     if not matches:
-        return None
+        return _times_of_year_named(book, until)
     found = [match.start() for match in matches]
     times = Counter(match.group() for match in matches)
     years = sorted(times)
@@ -186,6 +195,27 @@ def years_named(question: str, book, until: int | None = None) -> tuple[str, str
     return years[0], as_sentence(f"The year{'s' if len(years) > 1 else ''} {book.title} names{read}: {listed}{more}, "
                                  f"in {where}; where {'they stand' if len(found) > 1 else 'it stands'} is quoted "
                                  "below"), found
+
+
+def _times_of_year_named(book, until: int | None) -> tuple[str, str, list[int]] | None:
+    """For a book that names no year (A Christmas Carol): the times of year
+    its text names most, and where the first of them is used; None where it
+    names none either (the question is then the book's outline)."""
+    end = len(book.text) if until is None else until
+    matches = [match for match in _TIME_OF_YEAR.finditer(book.text, book.sections[0].start, end)
+               if not _IN_A_NAME.match(book.text, match.end())]
+    if not matches:
+        return None
+    times = Counter(" ".join(match.group().split()).lower() for match in matches)
+    first = {}
+    for match in matches:
+        first.setdefault(" ".join(match.group().split()).lower(), " ".join(match.group().split()))
+    most = [time for time, _ in times.most_common(_TIMES_LISTED)]
+    listed = _listed([f"{first[time]} ({how_many_times(times[time])})" for time in most])
+    read = " up to where you have read" if until is not None else ""
+    found = [match.start() for match in matches if " ".join(match.group().split()).lower() == most[0]]
+    return first[most[0]], as_sentence(f"{book.title} names no year{read}; the times of year it names most: "
+                                       f"{listed}; where \u201c{first[most[0]]}\u201d stands is quoted below"), found
 
 
 def _ranges(book, ordinals: list[int]) -> str:
