@@ -120,6 +120,7 @@ class MainWindow(QMainWindow):
         self._sessions_lock = threading.Lock()  # workers make sessions: one per book
         self._sessions_epoch = 0  # bumped when sessions are dropped: one being prepared then is not kept
         self._statuses: dict[str, int] = {}
+        self._indexing_stages: dict[str, int] = {}  # the stage each book's indexing last reported working on
         self._pause_when_searchable: str | None = None  # a question waits for this book's words
         self._titles: dict[str, str] = {}  # for progress lines, without a file read per event
         # Removed in this run: a listing read before the removal must not
@@ -1002,6 +1003,10 @@ class MainWindow(QMainWindow):
         self.library_view.set_active(self.indexing.active())
 
     def _index_progress(self, book_id: str, progress) -> None:
+        stage_before = self._indexing_stages.get(book_id)
+        self._indexing_stages[book_id] = progress.stage
+        if stage_before is not None and progress.stage > stage_before:
+            self._prepare_answers_if_open(book_id)  # the stage before it landed (summaries, cards) inside the run
         text = describe_progress(progress)
         self.library_view.set_status(book_id, text)
         # The title without its subtitle: the status bar also holds the open book's line.

@@ -450,6 +450,7 @@ def test_a_stage_landing_for_the_open_book_is_loaded_for_questions_before_the_ne
     """Each stage publishes a new index: the open book's session loads it in a
     worker as the stage lands, keeping what the text alone gave, so the next
     question does not wait for the load."""
+    from engine.index.indexer import Progress
     from engine.index.searchfiles import build_generation
 
     window = _window_on_a_searchable_book(qtbot, fixtures)
@@ -465,6 +466,12 @@ def test_a_stage_landing_for_the_open_book_is_loaded_for_questions_before_the_ne
     assert loaded is not None and loaded is not before and loaded.chapter_titles is before.chapter_titles
     session.refresh()  # what a question does first: nothing left to load
     assert session._context is loaded
+    # A stage landing inside a run (summaries, then cards): heard as the run moves on to the next stage.
+    window._index_progress(book_id, Progress(stage=2, stage_name="summaries", done=0, total=3, eta_seconds=None))
+    build_generation(session.indexer.folder, session.indexer.store)
+    window._index_progress(book_id, Progress(stage=3, stage_name="cards", done=0, total=3, eta_seconds=None))
+    assert window.tasks.wait(20000)
+    assert session._context is not None and session._context is not loaded
 
 
 def test_answers_being_prepared_for_a_book_removed_meanwhile_are_not_kept(qtbot, fixtures):
