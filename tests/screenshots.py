@@ -222,7 +222,9 @@ def main() -> int:
                            ("32-a-first-name", "What is Marley's first name?"),
                            ("33-where-someone-lives", "Where does Scrooge live?"),
                            ("34-typed-in-a-hurry", "wat happend to scrooges nephew"),
-                           ("37-one-scene", "Why did Scrooge ask the Ghost of Jacob Marley if he could sit down?")):
+                           ("37-one-scene", "Why did Scrooge ask the Ghost of Jacob Marley if he could sit down?"),
+                           ("38-when-it-is-set", "When is the story set?"),
+                           ("39-who-tells-their-name", "Who is the Ghost of Christmas Past?")):
         window.ask_panel.question.setText(question)
         done.clear()
         refused.clear()
