@@ -202,20 +202,22 @@ def _times_of_year_named(book, until: int | None) -> tuple[str, str, list[int]] 
     its text names most, and where the first of them is used; None where it
     names none either (the question is then the book's outline)."""
     end = len(book.text) if until is None else until
-    matches = [match for match in _TIME_OF_YEAR.finditer(book.text, book.sections[0].start, end)
+    written = [(" ".join(match.group().split()), match.start())
+               for match in _TIME_OF_YEAR.finditer(book.text, book.sections[0].start, end)
                if not _IN_A_NAME.match(book.text, match.end())]
-    if not matches:
+    if not written:
         return None
-    times = Counter(" ".join(match.group().split()).lower() for match in matches)
-    first = {}
-    for match in matches:
-        first.setdefault(" ".join(match.group().split()).lower(), " ".join(match.group().split()))
+    forms = Counter(form for form, _ in written)
+    shown: dict[str, str] = {}  # each time as mostly written ("winter", not a sentence's "Winter")
+    for form, _ in forms.most_common():
+        shown.setdefault(form.lower(), form)
+    times = Counter(form.lower() for form, _ in written)
     most = [time for time, _ in times.most_common(_TIMES_LISTED)]
-    listed = _listed([f"{first[time]} ({how_many_times(times[time])})" for time in most])
+    listed = _listed([f"{shown[time]} ({how_many_times(times[time])})" for time in most])
     read = " up to where you have read" if until is not None else ""
-    found = [match.start() for match in matches if " ".join(match.group().split()).lower() == most[0]]
-    return first[most[0]], as_sentence(f"{book.title} names no year{read}; the times of year it names most: "
-                                       f"{listed}; where \u201c{first[most[0]]}\u201d stands is quoted below"), found
+    found = [start for form, start in written if form.lower() == most[0]]
+    return shown[most[0]], as_sentence(f"{book.title} names no year{read}; the times of year it names most: "
+                                       f"{listed}; where \u201c{shown[most[0]]}\u201d stands is quoted below"), found
 
 
 def _ranges(book, ordinals: list[int]) -> str:
