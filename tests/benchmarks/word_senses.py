@@ -6,9 +6,10 @@ one the book uses the word in (definitions.py), for 44 words of our books.
 
 For each word the book's uses are found and the dictionary's senses of the
 part of speech the book uses it as are ranked four ways: in the
-dictionary's order; by the embedder alone (the sentences of up to 12 uses,
-as stage 1 stored their vectors, against each sense); by the embedder and the share of the sense's words
-those texts hold; and, what the engine does, by those for a word seldom
+dictionary's order; by the embedder alone (the sentences of up to 12
+uses, as stage 1 stored their vectors, against each sense); by the
+embedder and the share of the sense's words the text round those uses
+holds; and, what the engine does, by those for a word seldom
 used today and in the dictionary's order for a common one. Printed: the
 share of words whose first sense is the expected one, each way. The words
 were picked as a reader of these books might stop at them, with some
