@@ -1837,6 +1837,29 @@ def test_how_someone_dies_is_where_the_book_last_names_them_beside_a_word_of_dea
     assert all(node.section == 1 for node in early.passages if DEATH in early.parts[0].sources[node.id])
 
 
+def test_whom_someone_marries_is_where_the_book_last_tells_their_wedding_naming_another(tmp_path):
+    from engine.answer.marriages import MARRIAGE, marriage_asked
+
+    answering = _three_chapters_with(
+        tmp_path, "Molly the dairymaid laughed and said she would marry a lord one day, and Molly meant it.",
+        ["At Michaelmas Molly and Jerry Barker were married in the village church. The bells rang all day.",
+         "Jerry Barker drove the cart to market on Tuesdays."],
+        in_the_second="Molly wept when the hounds passed, and Molly said a wedding was a foolish thing.")
+    is_name = answering.context.writes_as_name
+    for asked in ("Who does Molly marry?", "Who did Molly marry?", "Whom does Molly marry?", "Who is Molly married to?",
+                  "Who does Molly become engaged to?", "Who marries Molly?", "Does Molly get married?"):
+        assert marriage_asked(asked, is_name) == "Molly", asked
+    for not_asked in ("Why does Molly want to marry a lord?", "What happens to Molly?", "Who does Molly love?"):
+        assert marriage_asked(not_asked, is_name) is None, not_asked
+    # Its words ("marry") found her hopes and her scorn; the last line naming her beside a wedding, and
+    # naming another, tells it.
+    found = answering.retrieve("Who does Molly marry?", budget=4)
+    told = [node for node in found.passages if MARRIAGE in found.parts[0].sources[node.id]]
+    assert len(told) == 1 and told[0].section == 3
+    assert "At Michaelmas Molly and Jerry Barker were married in the village church." in [
+        line.text for line in answering.digest(found)]
+
+
 def test_names_beside_a_name_are_told_from_titles_nouns_headings_and_chance_neighbours(tmp_path):
     from engine.answer.full_names import full_name
 

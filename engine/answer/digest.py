@@ -34,6 +34,7 @@ from .deaths import DEATH, death_asked, tells_a_death
 from .described import DESCRIPTION, describes, introduces_themself
 from .expected import AGE, NAME, NUMBER, RELATION, TELLING_KINDS, asked_kin, expected_answer, holds_answer
 from .looks import LOOKS, looked_at
+from .marriages import MARRIAGE, marriage_asked, tells_a_marriage
 from .meetings import MEETING, meeting_asked, names_both, names_the_one_met
 from .nearby import names_asked, near_names, other_names_written, tells_near
 from .narrator import SPEECH_VERBS, outside_dialogue, says_i
@@ -217,6 +218,9 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         shortlist = candidates[:_SHORTLIST]
         if retrieval.named:  # the chapters the question named get their best few a chance too
             shortlist += [item for item in candidates[_SHORTLIST:] if item[5].section in retrieval.named][:8]
+        # The passage telling whom someone married: its lines may share no word with "marry" ("...to accept me
+        # as a husband"), and one of them is quoted below.
+        shortlist += [item for item in candidates[_SHORTLIST:] if MARRIAGE in evidence.sources.get(item[5].id, [])]
         if embedder is not None:
             sentences = [(passage, start, end, sentence) for _, _, start, end, sentence, passage in shortlist]
             similarity = sentence_vectors(sentences, context) @ context.search.query_vector(part.text)
@@ -255,6 +259,11 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         if dead:
             chosen = _with_a_line_from(chosen, scored, evidence, DEATH,
                                        [lambda sentence: tells_a_death(sentence, dead)], last=True)
+        wed = marriage_asked(part.text, context.writes_as_name)
+        if wed:
+            chosen = _with_a_line_from(chosen, scored, evidence, MARRIAGE, [
+                lambda sentence: tells_a_marriage(sentence, wed, context.writes_as_name),
+                lambda sentence: as_written(wed).search(sentence) is not None], last=True)
         # "Who says this?" about a selection: the plan's part is the selection, the question asks who spoke.
         who_said = _WHO_SAID.match(part.text) is not None or _WHO_SAID.match(retrieval.plan.question) is not None
         if scene and not (asked_about or met or dead or who_said or quotes or retrieval.focus):

@@ -34,6 +34,7 @@ from .deaths import DEATH, death_asked, last_told_dead
 from .described import DESCRIPTION, describes
 from .expected import TELLINGS
 from .followup import unglossed
+from .marriages import MARRIAGE, last_told_married, marriage_asked
 from .meetings import MEETING, by_surname, meeting_asked
 from .nearby import names_asked, other_names_written, passages_telling
 from .people import HONORIFIC_WORDS, a_noun_or_a_place
@@ -170,9 +171,11 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     # later (described.py); "When does Mrs Clay last appear?", the one that last
     # names her (it had been a search on "last" and "appear"); "When does Jo
     # meet Laurie?", the first naming both (meetings.py); "How does John
-    # Thornton die?", the last naming him beside a word of death (deaths.py).
+    # Thornton die?", the last naming him beside a word of death (deaths.py);
+    # "Who does Louisa marry?", the last telling her engagement (marriages.py).
     for entry_of, mark in ((_introduction, INTRODUCTION), (_description_entry, DESCRIPTION),
-                           (_last_naming_entry, LAST_MENTION), (_meeting_entry, MEETING), (_death_entry, DEATH)):
+                           (_last_naming_entry, LAST_MENTION), (_meeting_entry, MEETING), (_death_entry, DEATH),
+                           (_marriage_entry, MARRIAGE)):
         entry = entry_of(plan, context, until, searched)
         if entry is not None:
             picks.take_turns([[entry]], min(budget, len(chosen) + 1), MAX_PER_SECTION, mark=mark)
@@ -620,6 +623,15 @@ def _death_entry(plan: Plan, context, until: int | None, searched):
     sources); else None."""
     name = death_asked(plan.question, context.writes_as_name)
     told = last_told_dead(context, name, until, searched) if name else None
+    return (told[0].id, told[0].section, ["phrase"]) if told is not None else None
+
+
+def _marriage_entry(plan: Plan, context, until: int | None, searched):
+    """For a question asking whom someone marries, the passage where the
+    book last tells their wedding or engagement (marriages.py): (node id,
+    section, sources); else None."""
+    name = marriage_asked(plan.question, context.writes_as_name)
+    told = last_told_married(context, name, until, searched) if name else None
     return (told[0].id, told[0].section, ["phrase"]) if told is not None else None
 
 

@@ -1,0 +1,92 @@
+"""Whom someone marries: "Who does Louisa marry?", "Who is Amy engaged
+to?". A search for the question's words finds every line saying "marry"
+of anyone ("We do so wish that Charles had married Anne instead"); but the
+last sentence that names someone beside a word of a wedding or an
+engagement, and names another person too, is more often than not where the
+book tells it or looks back on it: "...released from Louisa by the
+astonishing and felicitous intelligence of her engagement with Benwick",
+"When Amy and Laurie wrote of their engagement", "Robert Martin and
+Harriet Smith... were the first to be married". That passage has a slot
+of its own in retrieval, and its line is quoted (digest.py), beside the
+others. Measured on nine such questions of our books (`reader_questions.py`,
+written before this was built): 5 answered by chance lines before, 7 now;
+a wedding told without the partner's name ("Five years after Jo's
+wedding") is not found, and Emma's last such sentence is the news of
+another couple's engagement told to her."""
+
+from __future__ import annotations
+
+import re
+
+from .followup import subjects_of, unglossed
+from .planning import content_words
+from .vocabulary import WORD, as_written, without_possessive
+
+MARRIAGE = "marriage"  # the sources' mark of the passage where the book last tells someone's marriage
+# Words of a wedding or an engagement that happened; "marry", "husband" and "wife" are as often hopes and
+# plans ("Henrietta might do worse than marry Charles Hayter") as what came to be.
+_MARRIED = re.compile(r"\b(?:married|engaged|engagement|wedding|wed|wedded|betrothed)\b", re.I)
+# Where no sentence names someone so, one that names a husband or wife to be: "Miss Morstan has done me the
+# honor to accept me as a husband in prospective."
+_MARRYING = re.compile(r"\b(?:marry|marries|marrying|marriage|husband|wife|bride|bridegroom)\b", re.I)
+_ASKS = re.compile(
+    r"^\W*(?:who|whom)\s+(?:does|did|will|do)\s+(?P<who>.+?)\s+(?:marry|wed|end\s+up\s+marrying"
+    r"|get\s+(?:married|engaged)\s+to|become\s+engaged\s+to)\W*$"
+    r"|^\W*(?:who|whom)\s+(?:is|was)\s+(?P<who2>.+?)\s+(?:married|engaged)\s+to\W*$"
+    r"|^\W*who\s+(?:marries|married|weds)\s+(?P<who3>.+?)\W*$"
+    r"|^\W*(?:does|did)\s+(?P<who4>.+?)\s+(?:get\s+married|marry)(?:\s+in\s+the\s+end)?\W*$", re.I)
+_SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)]*(?=\s|$)")
+
+
+def marriage_asked(question: str, is_name) -> str | None:
+    """Whom a question asks whom they marry, if it names one and nothing
+    else; None for any other question."""
+    asked = _ASKS.match(unglossed(question))
+    if asked is None:
+        return None
+    who = next(group for group in asked.groups() if group)
+    names = subjects_of(f"about {who}") or [word for word in content_words(who) if is_name(word)]
+    return names[0] if len(names) == 1 else None
+
+
+def last_told_married(context, name: str, until: int | None, searched) -> tuple[object, int, int] | None:
+    """The passage (of the sections `searched`, read before `until`) holding
+    the last sentence that names someone beside a word of a wedding or an
+    engagement and names another person as well, else the last naming them
+    beside any word of marrying; with that sentence's span. None where no
+    sentence does."""
+    text = context.book.text
+    end = len(text) if until is None else until
+    allowed = None if searched is None else set(searched)
+    fallback = None
+    for named in reversed(list(as_written(name).finditer(text, 0, end))):
+        start = max(text.rfind(".", 0, named.start()), text.rfind("!", 0, named.start()),
+                    text.rfind("?", 0, named.start())) + 1
+        stop = _SENTENCE_END.search(text, named.end())
+        stop = min(stop.end() if stop else end, end)
+        sentence = text[start:stop]
+        strong = _MARRIED.search(sentence) is not None and names_another(sentence, name, context.writes_as_name)
+        if not strong and (fallback is not None or not _MARRYING.search(sentence)):
+            continue
+        passage = next((node for node in context.passages_overlapping(named.start(), named.end())
+                        if (node.end or 0) <= end and (allowed is None or context.section_of.get(node.id) in allowed)),
+                       None)
+        if passage is None:
+            continue
+        if strong:
+            return passage, start, stop
+        fallback = (passage, start, stop)
+    return fallback
+
+
+def tells_a_marriage(sentence: str, name: str, is_name) -> bool:
+    """Whether a line names someone beside a word of a wedding or an engagement, and another person too."""
+    return (as_written(name).search(sentence) is not None and _MARRIED.search(sentence) is not None
+            and names_another(sentence, name, is_name))
+
+
+def names_another(sentence: str, name: str, is_name) -> bool:
+    """Whether a sentence names someone besides `name`: a word the book writes as a name, past its first word."""
+    own = {word.lower() for word in WORD.findall(name)}
+    return any(word[:1].isupper() and word.lower() not in own and is_name(without_possessive(word))
+               for word in WORD.findall(sentence)[1:])
