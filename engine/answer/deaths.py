@@ -37,7 +37,13 @@ _SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)]*(?=\s|$)")
 def death_asked(question: str, is_name) -> str | None:
     """Whom a question asks how (or whether) they die, if it names one and
     nothing else; None for any other question."""
-    asked = _ASKS.match(unglossed(question))
+    return one_person_asked(_ASKS, question, is_name)
+
+
+def one_person_asked(asks: re.Pattern, question: str, is_name) -> str | None:
+    """The one person a question of the form `asks` names (its first group
+    that matched); None for any other question, or one naming several."""
+    asked = asks.match(unglossed(question))
     if asked is None:
         return None
     who = next(group for group in asked.groups() if group)
@@ -45,10 +51,11 @@ def death_asked(question: str, is_name) -> str | None:
     return names[0] if len(names) == 1 else None
 
 
-def last_told_dead(context, name: str, until: int | None, searched) -> tuple[object, int, int] | None:
+def last_sentence_naming(context, name: str, until: int | None, searched,
+                         telling) -> tuple[object, int, int] | None:
     """The passage (of the sections `searched`, read before `until`) holding
-    the last sentence that names someone beside a word of death, and that
-    sentence's span; None where no sentence does."""
+    the last sentence that names someone and that `telling` (its text to a
+    bool) passes, and that sentence's span; None where none does."""
     text = context.book.text
     end = len(text) if until is None else until
     allowed = None if searched is None else set(searched)
@@ -57,12 +64,19 @@ def last_told_dead(context, name: str, until: int | None, searched) -> tuple[obj
                     text.rfind("?", 0, named.start())) + 1
         stop = _SENTENCE_END.search(text, named.end())
         stop = min(stop.end() if stop else end, end)
-        if not _DEATH_WORDS.search(text, start, stop):
+        if not telling(text[start:stop]):
             continue
         for node in context.passages_overlapping(named.start(), named.end()):
             if (node.end or 0) <= end and (allowed is None or context.section_of.get(node.id) in allowed):
                 return node, start, stop
     return None
+
+
+def last_told_dead(context, name: str, until: int | None, searched) -> tuple[object, int, int] | None:
+    """The passage (of the sections `searched`, read before `until`) holding
+    the last sentence that names someone beside a word of death, and that
+    sentence's span; None where no sentence does."""
+    return last_sentence_naming(context, name, until, searched, _DEATH_WORDS.search)
 
 
 def tells_a_death(sentence: str, name: str) -> bool:

@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import re
 
-from .followup import subjects_of, unglossed
-from .planning import content_words
+from .deaths import last_sentence_naming, one_person_asked
 from .vocabulary import WORD, as_written, without_possessive
 
 MARRIAGE = "marriage"  # the sources' mark of the passage where the book last tells someone's marriage
@@ -35,18 +34,12 @@ _ASKS = re.compile(
     r"|^\W*(?:who|whom)\s+(?:is|was)\s+(?P<who2>.+?)\s+(?:married|engaged)\s+to\W*$"
     r"|^\W*who\s+(?:marries|married|weds)\s+(?P<who3>.+?)\W*$"
     r"|^\W*(?:does|did)\s+(?P<who4>.+?)\s+(?:get\s+married|marry)(?:\s+in\s+the\s+end)?\W*$", re.I)
-_SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)]*(?=\s|$)")
 
 
 def marriage_asked(question: str, is_name) -> str | None:
     """Whom a question asks whom they marry, if it names one and nothing
     else; None for any other question."""
-    asked = _ASKS.match(unglossed(question))
-    if asked is None:
-        return None
-    who = next(group for group in asked.groups() if group)
-    names = subjects_of(f"about {who}") or [word for word in content_words(who) if is_name(word)]
-    return names[0] if len(names) == 1 else None
+    return one_person_asked(_ASKS, question, is_name)
 
 
 def last_told_married(context, name: str, until: int | None, searched) -> tuple[object, int, int] | None:
@@ -55,28 +48,9 @@ def last_told_married(context, name: str, until: int | None, searched) -> tuple[
     engagement and names another person as well, else the last naming them
     beside any word of marrying; with that sentence's span. None where no
     sentence does."""
-    text = context.book.text
-    end = len(text) if until is None else until
-    allowed = None if searched is None else set(searched)
-    fallback = None
-    for named in reversed(list(as_written(name).finditer(text, 0, end))):
-        start = max(text.rfind(".", 0, named.start()), text.rfind("!", 0, named.start()),
-                    text.rfind("?", 0, named.start())) + 1
-        stop = _SENTENCE_END.search(text, named.end())
-        stop = min(stop.end() if stop else end, end)
-        sentence = text[start:stop]
-        strong = _MARRIED.search(sentence) is not None and names_another(sentence, name, context.writes_as_name)
-        if not strong and (fallback is not None or not _MARRYING.search(sentence)):
-            continue
-        passage = next((node for node in context.passages_overlapping(named.start(), named.end())
-                        if (node.end or 0) <= end and (allowed is None or context.section_of.get(node.id) in allowed)),
-                       None)
-        if passage is None:
-            continue
-        if strong:
-            return passage, start, stop
-        fallback = (passage, start, stop)
-    return fallback
+    return (last_sentence_naming(context, name, until, searched,
+                                 lambda sentence: tells_a_marriage(sentence, name, context.writes_as_name))
+            or last_sentence_naming(context, name, until, searched, _MARRYING.search))
 
 
 def tells_a_marriage(sentence: str, name: str, is_name) -> bool:
