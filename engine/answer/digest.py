@@ -241,8 +241,8 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         if describing is not None:
             chosen = _with_a_description(chosen, scored, evidence, answering)
             chosen = _with_the_looks_before(chosen, context, introduces_themself(asked_about, brought_in_as))
-        elif kind == LOOKS.name and looked_at(part.text):
-            chosen = _with_the_looks_before(chosen, context, introduces_themself(looked_at(part.text)), evidence)
+        elif kind == LOOKS.name and (looked := looked_at(part.text)):
+            chosen = _with_the_looks_before(chosen, context, introduces_themself(looked), evidence)
         if expected in (NAME, NUMBER, AGE, RELATION):
             own = {word.lower() for word in content_words(part.text)}
             rare = {_word_key(word, context.rarity) for word in retrieval.plan.rare_words
@@ -427,11 +427,17 @@ def _with_a_description(chosen: list, scored: list, evidence, described: set[tup
                key=lambda pair: pair[1][2], default=None)
     if line is None or any(pair[1][5].id == marked and pair[1][2:4] in described for pair in chosen):
         return chosen
+    introduction = {node_id for node_id, sources in evidence.sources.items() if INTRODUCTION in sources}
+    return _in_place_of_the_weakest(chosen, line, kept=lambda pair: pair[1][5].id in introduction)
+
+
+def _in_place_of_the_weakest(chosen: list, line, kept=lambda pair: False) -> list:
+    """The lines with `line` added; where there are as many as shown
+    already, in place of the weakest that `kept` does not keep (none
+    replaced where it keeps them all)."""
     if len(chosen) < _MAX_LINES:
         return chosen + [line]
-    introduction = {node_id for node_id, sources in evidence.sources.items() if INTRODUCTION in sources}
-    weakest = min((pair for pair in chosen if pair[1][5].id not in introduction), key=lambda pair: pair[0],
-                  default=None)
+    weakest = min((pair for pair in chosen if not kept(pair)), key=lambda pair: pair[0], default=None)
     return chosen if weakest is None else [pair for pair in chosen if pair is not weakest] + [line]
 
 
@@ -453,13 +459,14 @@ def _with_the_looks_before(chosen: list, context, introducing: re.Pattern, evide
         return chosen
     section = book.section_at(start)
     reach = max(start - _LOOKS_REACH, section.body_start if section else 0)
-    before = []
+    before, seen = [], set()  # (words of looks, start, end, sentence, passage); passages overlap
     for passage in context.passages_overlapping(reach, start):
         for begin, end in context.sentences(passage):
-            if reach <= begin and end <= start and end <= passage.end and begin not in {item[1] for item in before}:
+            if reach <= begin and end <= start and end <= passage.end and begin not in seen:
+                seen.add(begin)
                 sentence = " ".join(book.text[begin:end].split())
-                if LOOKS.count(sentence) >= _LOOKS_IN_A_LINE:
-                    before.append((LOOKS.count(sentence), begin, end, sentence, passage))
+                if (count := LOOKS.count(sentence)) >= _LOOKS_IN_A_LINE:
+                    before.append((count, begin, end, sentence, passage))
     if not before:
         return chosen
     _, begin, end, sentence, passage = max(before, key=lambda item: (item[0], item[1]))
@@ -467,10 +474,7 @@ def _with_the_looks_before(chosen: list, context, introducing: re.Pattern, evide
         return chosen
     line = ((own or max(chosen, key=lambda pair: pair[0], default=(0.0,)))[0] - 1e-4,
             (0.0, 0, begin, end, sentence, passage))
-    if len(chosen) < _MAX_LINES:
-        return chosen + [line]
-    weakest = min((pair for pair in chosen if pair is not own), key=lambda pair: pair[0])
-    return [pair for pair in chosen if pair is not weakest] + [line]
+    return _in_place_of_the_weakest(chosen, line, kept=lambda pair: pair is own)
 
 
 def _with_what_follows(chosen: list, context) -> list:
@@ -491,10 +495,7 @@ def _with_what_follows(chosen: list, context) -> list:
     if len(sentence.split()) < 3 or _says_only_who_spoke(content_words(sentence)):
         return chosen
     line = (best[0] - 1e-4, (0.0, 0, after[0], after[1], sentence, passage))
-    if len(chosen) < _MAX_LINES:
-        return chosen + [line]
-    weakest = min((pair for pair in chosen if pair is not best), key=lambda pair: pair[0])
-    return [pair for pair in chosen if pair is not weakest] + [line]
+    return _in_place_of_the_weakest(chosen, line, kept=lambda pair: pair is best)
 
 
 def _with_a_rare_word(chosen: list, scored: list, rare: set[str], rarity) -> list:
