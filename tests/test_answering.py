@@ -1860,6 +1860,39 @@ def test_whom_someone_marries_is_where_the_book_last_tells_their_wedding_naming_
         line.text for line in answering.digest(found)]
 
 
+def test_how_someone_changes_quotes_what_the_book_first_says_they_are_and_how_it_last_tells_them_changed(tmp_path):
+    from engine.answer.changes import CHANGE, FIRST_TOLD, change_asked
+
+    answering = _three_chapters_with(
+        tmp_path, "Molly was a sharp-tongued dairymaid who scolded every horse in the yard and kicked the dogs.",
+        ["Molly sang in the dairy while Jerry Barker grew tired of the farm and went to sea.",
+         "Years went by before Molly came back to the farm at Michaelmas. She had grown gentle and patient with "
+         "every creature, and the horses came to her call."],
+        in_the_second="Molly wept when the hounds passed, and the weather changed.")
+    is_name = answering.context.writes_as_name
+    for asked in ("How does Molly change?", "How did Molly change over the story?", "How has Molly changed?",
+                  "How is Molly different at the end of the book?", "Does Molly change?",
+                  "How does Molly develop as a character?", "In what ways does Molly change by the end?",
+                  "What changes does Molly go through?", "Describe Molly's transformation",
+                  "How do the years change Molly?"):
+        assert change_asked(asked, is_name) == "Molly", asked
+    for not_asked in ("How does Molly change her mind?", "How is Molly's cart different from the others?",
+                      "How does the weather change?", "How do Molly and Jerry Barker change?",
+                      "Who does Molly marry?"):
+        assert change_asked(not_asked, is_name) is None, not_asked
+    # Its words ("change") found the weather changing; the first line saying what she is, and the last of
+    # her last paragraphs telling a change of her ("She had grown...", after her name; not Jerry Barker's), tell it.
+    found = answering.retrieve("How does Molly change?", budget=4)
+    sources = found.parts[0].sources
+    [first] = [node for node in found.passages if FIRST_TOLD in sources[node.id]]
+    [left] = [node for node in found.passages if CHANGE in sources[node.id]]
+    assert (first.section, left.section) == (1, 3)
+    quoted = [line.text for line in answering.digest(found)]
+    assert "Molly was a sharp-tongued dairymaid who scolded every horse in the yard and kicked the dogs." in quoted
+    assert "She had grown gentle and patient with every creature, and the horses came to her call." in quoted
+    assert not any("Jerry Barker grew tired" in line for line in quoted)
+
+
 def test_names_beside_a_name_are_told_from_titles_nouns_headings_and_chance_neighbours(tmp_path):
     from engine.answer.full_names import full_name
 

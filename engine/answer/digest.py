@@ -30,6 +30,7 @@ import numpy as np
 
 from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, DEFINITION, LENGTH, NAMES_WRITTEN, TITLE_PAGE_LABEL, \
     title_page_span
+from .changes import CHANGE, FIRST_TOLD, change_asked, says_what_they_were, where_they_are_left
 from .deaths import DEATH, death_asked, tells_a_death
 from .described import DESCRIPTION, describes, introduces_themself
 from .expected import AGE, NAME, NUMBER, RELATION, TELLING_KINDS, asked_kin, expected_answer, holds_answer
@@ -40,10 +41,13 @@ from .nearby import names_asked, near_names, other_names_written, tells_near
 from .narrator import SPEECH_VERBS, outside_dialogue, says_i
 from .overview import FIRST_PERSON, PEOPLE, PLACES, RECENT, THIRD_PERSON, asks_one_sentence
 from .planning import QUOTED, about_one_scene, content_words, stem
-from .retrieval import BEFORE_A_NAME, INTRODUCTION, LAST_MENTION, Retrieval, asked_who, introduced, last_mentioned
+from .retrieval import (BEFORE_A_NAME, INTRODUCTION, LAST_MENTION, Retrieval, asked_who, introduced, last_mentioned,
+                        searched_sections)
 from .selection import part_heading
 from .vocabulary import as_written
 
+# The marks of passages retrieval gave a slot whose line the digest quotes, whatever words it shares.
+_QUOTED_FROM = {MARRIAGE, CHANGE, FIRST_TOLD}
 # Sentences the embedder ranks for each part. Measured on the development set
 # (12 passages; share of required sections quoted / of evidence sentences
 # quoted): 16 by plain word overlap 0.487 / 0.080, 48 by rarity-weighted
@@ -218,9 +222,11 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         shortlist = candidates[:_SHORTLIST]
         if retrieval.named:  # the chapters the question named get their best few a chance too
             shortlist += [item for item in candidates[_SHORTLIST:] if item[5].section in retrieval.named][:8]
-        # The passage telling whom someone married: its lines may share no word with "marry" ("...to accept me
-        # as a husband"), and one of them is quoted below.
-        shortlist += [item for item in candidates[_SHORTLIST:] if MARRIAGE in evidence.sources.get(item[5].id, [])]
+        # The passages telling whom someone married, or how the book first tells of someone and leaves them
+        # changed: their lines may share no word with the question ("...to accept me as a husband", "He became
+        # as good a friend"), and one of them is quoted below.
+        shortlist += [item for item in candidates[_SHORTLIST:]
+                      if _QUOTED_FROM.intersection(evidence.sources.get(item[5].id, []))]
         if embedder is not None:
             sentences = [(passage, start, end, sentence) for _, _, start, end, sentence, passage in shortlist]
             similarity = sentence_vectors(sentences, context) @ context.search.query_vector(part.text)
@@ -264,9 +270,14 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
             chosen = _with_a_line_from(chosen, scored, evidence, MARRIAGE, [
                 lambda sentence: tells_a_marriage(sentence, wed, context.writes_as_name),
                 lambda sentence: as_written(wed).search(sentence) is not None], last=True)
+        changed = change_asked(part.text, context.writes_as_name)
+        if changed:
+            left = where_they_are_left(context, changed, retrieval.until,
+                                       searched_sections(context, retrieval.until, retrieval.within))
+            chosen = _with_the_change(chosen, scored, evidence, changed, left[1:] if left else None)
         # "Who says this?" about a selection: the plan's part is the selection, the question asks who spoke.
         who_said = _WHO_SAID.match(part.text) is not None or _WHO_SAID.match(retrieval.plan.question) is not None
-        if scene and not (asked_about or met or dead or who_said or quotes or retrieval.focus):
+        if scene and not (asked_about or met or dead or changed or who_said or quotes or retrieval.focus):
             chosen = _with_what_follows(chosen, context)
         if retrieval.focus is not None and (len(retrieval.parts) == 1 or "(about \u201c" in part.text):
             # The part about a selection: its own line, then what else tells of it (the quotation is the
@@ -539,6 +550,26 @@ def _with_a_line_from(chosen: list, scored: list, evidence, mark: str, holds: li
     if line is None or line in chosen:
         return chosen
     return (chosen if len(chosen) < _MAX_LINES else chosen[:-1]) + [line]
+
+
+def _with_the_change(chosen: list, scored: list, evidence, name: str, left: tuple[int, int] | None) -> list:
+    """For "How does Scrooge change?", the lines with how the book first
+    says who he is and how it leaves him (changes.py), from the passages
+    retrieval gave slots for them: the first line there saying what he was
+    (`says_what_they_were`); the line at `left` ("He became as good a
+    friend...").
+    Each in place of the weakest line but the other."""
+    first_told = next((node_id for node_id, sources in evidence.sources.items() if FIRST_TOLD in sources), None)
+    what_they_were = says_what_they_were(name)
+    before = min((pair for pair in scored if pair[1][5].id == first_told and what_they_were(pair[1][4])),
+                 key=lambda pair: pair[1][2], default=None)
+    after = next((pair for pair in scored if left and pair[1][2] < left[1] and left[0] < pair[1][3]), None)
+    added = []
+    for line in (before, after):
+        if line is not None and line not in chosen:
+            chosen = _in_place_of_the_weakest(chosen, line, kept=lambda pair: pair in added)
+        added.append(line)
+    return chosen
 
 
 def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:

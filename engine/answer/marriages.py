@@ -59,8 +59,9 @@ def tells_a_marriage(sentence: str, name: str, is_name) -> bool:
             and names_another(sentence, name, is_name))
 
 
-def names_another(sentence: str, name: str, is_name) -> bool:
-    """Whether a sentence names someone besides `name`: a word the book writes as a name, past its first word."""
+def names_another(sentence: str, name: str, is_name, from_the_first_word: bool = False) -> bool:
+    """Whether a sentence names someone besides `name`: a word the book writes as a name, past its first word (a
+    sentence's first word is capitalised whatever it is) unless told to look at it too ("Laurie was growing...")."""
     own = {word.lower() for word in WORD.findall(name)}
     return any(word[:1].isupper() and word.lower() not in own and is_name(without_possessive(word))
-               for word in WORD.findall(sentence)[1:])
+               for word in WORD.findall(sentence)[0 if from_the_first_word else 1:])

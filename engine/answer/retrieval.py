@@ -30,6 +30,7 @@ from typing import Callable
 from ..index.search import RRF_K
 from ..index.store import SECTION_SUMMARY, Node
 from .ages import asks_age, passages_telling_age
+from .changes import CHANGE, FIRST_TOLD, change_asked, says_what_they_were, where_they_are_left
 from .deaths import DEATH, death_asked, last_told_dead
 from .described import DESCRIPTION, describes
 from .expected import TELLINGS
@@ -147,7 +148,7 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     Passages in `leave_out` are not picked."""
     features = features or Features()
     started = time.perf_counter()
-    searched = _searched_sections(context, until, within)
+    searched = searched_sections(context, until, within)
     rankings = _part_rankings(plan, context, features, until, searched)
     parts = [PartEvidence(part=part) for part in plan.parts]
     picks = _Picks(parts, leave_out or set())
@@ -172,10 +173,12 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     # names her (it had been a search on "last" and "appear"); "When does Jo
     # meet Laurie?", the first naming both (meetings.py); "How does John
     # Thornton die?", the last naming him beside a word of death (deaths.py);
-    # "Who does Louisa marry?", the last telling her engagement (marriages.py).
+    # "Who does Louisa marry?", the last telling her engagement (marriages.py);
+    # "How does Scrooge change?", the first saying who he is and the last
+    # telling him changed (changes.py).
     for entry_of, mark in ((_introduction, INTRODUCTION), (_description_entry, DESCRIPTION),
                            (_last_naming_entry, LAST_MENTION), (_meeting_entry, MEETING), (_death_entry, DEATH),
-                           (_marriage_entry, MARRIAGE)):
+                           (_marriage_entry, MARRIAGE), (_first_told_entry, FIRST_TOLD), (_change_entry, CHANGE)):
         entry = entry_of(plan, context, until, searched)
         if entry is not None:
             picks.take_turns([[entry]], min(budget, len(chosen) + 1), MAX_PER_SECTION, mark=mark)
@@ -299,7 +302,7 @@ def _part_rankings(plan: Plan, context, features: Features, until: int | None, s
     return rankings
 
 
-def _searched_sections(context, until: int | None, within: list[int] | None) -> list[int | None] | None:
+def searched_sections(context, until: int | None, within: list[int] | None) -> list[int | None] | None:
     """The sections searched in (None: the whole book): those begun before
     a reader's position, and of those, the ones a question is about."""
     begun = context.sections_begun(until)
@@ -632,6 +635,27 @@ def _marriage_entry(plan: Plan, context, until: int | None, searched):
     section, sources); else None."""
     name = marriage_asked(plan.question, context.writes_as_name)
     told = last_told_married(context, name, until, searched) if name else None
+    return (told[0].id, told[0].section, ["phrase"]) if told is not None else None
+
+
+def _first_told_entry(plan: Plan, context, until: int | None, searched):
+    """For a question asking how someone changes, the first passage saying
+    who they are in a few words (changes.py), where it is in the book's
+    first third (it says what they were): (node id, section, sources);
+    else None."""
+    name = change_asked(plan.question, context.writes_as_name)
+    first = passage_naming(context, name, until, searched, holding=says_what_they_were(name)) if name else None
+    if first is None or (first.start or 0) > len(context.book.text) / 3:
+        return None
+    return first.id, first.section, ["phrase"]
+
+
+def _change_entry(plan: Plan, context, until: int | None, searched):
+    """For a question asking how someone changes, the passage where the book
+    last tells them changed, else last names them (changes.py): (node id,
+    section, sources); else None."""
+    name = change_asked(plan.question, context.writes_as_name)
+    told = where_they_are_left(context, name, until, searched) if name else None
     return (told[0].id, told[0].section, ["phrase"]) if told is not None else None
 
 

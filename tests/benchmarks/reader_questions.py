@@ -3,7 +3,7 @@
 kinds the engine answers by kind (who someone is and what they are, looks,
 callings, homes, meanings of names and of words, names in full, kin, who said a line,
 counts, first and last lines, first meetings, how someone dies, whom
-someone marries), some as typed in a hurry
+someone marries, how someone changes), some as typed in a hurry
 ("whats stapletons job"), each with what its answer must quote.
 
     CHAPTERHOUSE_HOME=DIR python tests/benchmarks/reader_questions.py [--misses]
@@ -178,6 +178,19 @@ PROBES = [
     ("emma", "whom someone marries", "Who does Emma marry?", r"Knightley"),
     ("emma", "whom someone marries", "Who does Harriet marry?", r"Robert Martin"),
     ("the-sign-of-the-four", "whom someone marries", "Who does Miss Morstan marry?", r"husband|Watson|me\b"),
+    # How someone changes: written before it was built; the answer must quote how the book last tells them changed.
+    ("a-christmas-carol", "how someone changes", "How does Scrooge change?", r"as good a friend|alteration in him"),
+    ("a-christmas-carol", "how someone changes", "How do the spirits change Scrooge?",
+     r"as good a friend|alteration in him"),
+    ("the-call-of-the-wild", "how someone changes", "How does Buck change over the story?",
+     r"no longer bound him|Buck became alive|change in the breed"),
+    ("black-beauty", "how someone changes", "How does Ginger change?", r"how changed|glossy neck was now straight"),
+    ("little-women", "how someone changes", "How does Amy change?", r"growing sweeter|prim carriage was changed"),
+    ("little-women", "how someone changes", "How does Laurie change?", r"growing more serious"),
+    ("little-women", "how someone changes (held out)", "How does Meg change?", r"much improved her sister Meg"),
+    ("a-christmas-carol", "how someone changes (held out)", "How is Scrooge different at the end of the book?",
+     r"as good a friend|alteration in him"),
+    ("persuasion", "how someone changes (held out)", "How has Captain Wentworth changed?", r"no longer nobody"),
 ]
 
 
