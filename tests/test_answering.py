@@ -1891,6 +1891,12 @@ def test_how_someone_changes_quotes_what_the_book_first_says_they_are_and_how_it
     assert "Molly was a sharp-tongued dairymaid who scolded every horse in the yard and kicked the dogs." in quoted
     assert "She had grown gentle and patient with every creature, and the horses came to her call." in quoted
     assert not any("Jerry Barker grew tired" in line for line in quoted)
+    # A reader in chapter 2 is told how the book has left her so far: nothing of chapter 3.
+    early = answering.retrieve("How does Molly change?", budget=4,
+                               until=answering.context.book.text.index("03 My Breaking In"))
+    [left] = [node for node in early.passages if CHANGE in early.parts[0].sources[node.id]]
+    assert left.section == 2 and "the weather changed" in left.text
+    assert not any("grown gentle" in line.text for line in answering.digest(early))
 
 
 def test_names_beside_a_name_are_told_from_titles_nouns_headings_and_chance_neighbours(tmp_path):
