@@ -1015,7 +1015,10 @@ def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_
             ("Kemp", '"I made a mistake, Kemp, a huge mistake, in carrying this thing through alone."'),
             ("Frankland", "It was none other than Mr. Frankland, who was standing outside the gate of his garden."),
             ("Mrs Clay", "Mrs Clay, who had been present while all this passed, now left the room."),
-            ("Kemp", "Kemp got up."), ("Kemp", '"Never," said Kemp, he was a fool to think it.')):
+            ("Kemp", "Kemp got up."), ("Kemp", '"Never," said Kemp, he was a fool to think it.'),
+            ("Captain Wentworth", "He wished so much to be introduced to Captain Wentworth, that, perhaps, he might "
+                                  "join them in the evening."),
+            ("Anne", "It was a glance which convinced Anne, that instead of sharing in her wishes, he was not.")):
         assert not describes(name)(sentence), sentence
     # Named in the first chapter, told of in the third, after lines where he only acts.
     jerry = _three_chapters_with(tmp_path, "Then Jerry Barker came into the meadow and stood by the gate.", [

@@ -19,6 +19,9 @@ DESCRIPTION = "description"  # the sources' mark of the passage that first says 
 # Not a distance or a time: "D'Arnot was a hundred yards in advance", "he was the first to move".
 _DESCRIBED_BY = (r"(?:a|an|the|one|his|her|my|our|their|its|this|that)"
                  r"(?!\s+(?:hundred|thousand|dozen|few|mile|yard|foot|moment|minute|while|first|last|next)\b)")
+# After a name and a comma: not "that", "this" ("to be introduced to Captain Wentworth, that, perhaps, he might...",
+# "which convinced Anne, that instead of...": a clause, not what they are).
+_APPOSED_BY = _DESCRIBED_BY.replace("|its|this|that)", "|its)")
 # '"God bless us every one!" said Tiny Tim, the last of all': a speaker named, not described; nor one spoken
 # to ("I made a mistake, Kemp, a huge mistake").
 _SPOKEN = re.compile(rf"(?:\b(?:{'|'.join(sorted(SPEECH_VERBS))})\s+|,\s*)(?:[A-Z][\w'.-]*\s+)*$")
@@ -36,7 +39,7 @@ def describes(name: str, also: str | None = None) -> Callable[[str], bool]:
     words_of = [name.split()[-1]] + ([also] if also else [])
     named = rf"(?:{'|'.join(re.escape(word) for word in words_of)})\b"
     told = re.compile(
-        rf"\b(?P<apposed>{named}),\s+(?:{_DESCRIBED_BY}|who\s+(?:was|is)(?!\s+\w+ing\b)"
+        rf"\b(?P<apposed>{named}),\s+(?:{_APPOSED_BY}|who\s+(?:was|is)(?!\s+\w+ing\b)"
         rf"|(?:he|she)\s+(?:was|bore|wore|had)\s+{_DESCRIBED_BY})\b"
         rf"|\b{named}\s+(?:was|is|had\s+been)(?:,[^,.;!?]{{1,40}},)?\s+{_DESCRIBED_BY}\b"
         rf"|\b(?:name\b[^.;!?]{{0,30}}\b(?:was|is)|named|called)\s+(?:\w+\.?\s+)?\b{named}", re.I)
