@@ -255,7 +255,19 @@ class AskPanel(QWidget):
         self.status.setText("" if enabled else "Open a book to ask about it.")
         self.result = None
         self._asked = ""
+        self._starters: list[str] = []
         self._update_follow_up()
+
+    def show_starters(self, book_id: str, questions: list[str]) -> None:
+        """Offer questions to start with (engine/answer/starters.py) while the
+        open book has no answer shown: a click asks one."""
+        if self.book is None or self.book.book_id != book_id or self.result is not None or self.busy() \
+                or self.answer_view.toPlainText().strip() and not self._starters:
+            return
+        self._starters = list(questions)
+        items = "".join(f"<li><a href=\"starter:{index}\">{html.escape(question)}</a></li>"
+                        for index, question in enumerate(self._starters))
+        self.answer_view.setHtml(f"<p><i>Questions to start with; or ask your own above.</i></p><ul>{items}</ul>")
 
     def set_focus(self, start: int, end: int) -> None:
         """Make the next question about this span of the book (a selection)."""
@@ -435,6 +447,7 @@ class AskPanel(QWidget):
         self._streamed = ""
         self._asked = question
         self.result = None
+        self._starters = []  # asked: what comes in its place is not to be covered by them
         self.answer_view.clear()
         self.evidence.clear()
         self.plan_view.clear()
@@ -776,6 +789,11 @@ class AskPanel(QWidget):
             if item is not None:
                 self.show_result(item.data(SPAN_ROLE), item.data(ASKED_ROLE))
             return
+        if url.scheme() == "starter":  # a question to start with, offered as the book opened
+            if target.isdigit() and int(target) < len(self._starters) and self.cancel is None:
+                self.question.setText(self._starters[int(target)])
+                self.ask()
+            return
         if url.scheme() == "respell":  # "did you mean Scrooge?": asked again with the book's name
             absent = (self.result or {}).get("absent") or []
             if target.isdigit() and int(target) < len(absent) and self.cancel is None:
@@ -955,7 +973,8 @@ class AskPanel(QWidget):
         return ""
 
     def follow_link(self, href: str) -> None:
-        """Follow a mark in the answer ("cite:ID", "quote:N", "earlier:HISTORY_ID" or "respell:N") as a click would."""
+        """Follow a mark in the answer ("cite:ID", "quote:N", "earlier:HISTORY_ID", "respell:N" or "starter:N") as a
+        click would."""
         self._link(QUrl(href))
 
 

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.answer.starters import starter_questions
 from engine.book import Book
 from engine.errors import BookDamagedError, ChapterhouseError, StorageError, damaged_book_id
 from engine.formats import BOOK_SUFFIXES
@@ -748,6 +749,8 @@ class MainWindow(QMainWindow):
         if position:
             self.reader.scroll_to_offset(int(position))
         self._show_read_to()
+        self.ask_panel.show_starters(book.book_id, starter_questions(
+            book, book.section_at(max(0, self.reader.read_to() - 1))))  # the chapter the reader is in
         self.indexing.prefer(book.book_id)
         self._prepare_answers(book.book_id)
         author = book.metadata.get("author")

@@ -1199,7 +1199,9 @@ def test_opening_another_book_mid_answer_drops_the_old_answer(qtbot, fixtures):
         with qtbot.waitSignal(window.bookOpened, timeout=20000):
             window.open_book(second)
     assert window.book.book_id == second
-    assert panel.result is None and panel.answer_view.toPlainText() == ""
+    # The old answer is gone: the new book's questions to start with stand in its place.
+    assert panel.result is None and panel.answer_view.toPlainText().startswith("Questions to start with")
+    assert "Evidence" not in panel.answer_view.toPlainText()
     assert panel.evidence.topLevelItemCount() == 0 and panel.history.count() == 0
     assert panel.ask_button.isEnabled() and not panel.busy()
     journal = library.journal(first)
@@ -1628,6 +1630,23 @@ def _ask(qtbot, panel, question: str) -> dict:
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as finished:
         panel.ask()
     return finished.args[0]
+
+
+def test_a_book_opened_offers_questions_to_start_with_and_a_click_asks_one(qtbot, fixtures):
+    window = _window_on_a_searchable_book(qtbot, fixtures)
+    panel = window.ask_panel
+    # The reader is in the first chapter: it is the one asked about.
+    assert panel.answer_view.toPlainText().split("\n") == [
+        "Questions to start with; or ask your own above.", "Who are the main characters?", "Who tells the story?",
+        "What happens in Chapter 1?", "Where is the story set?", "When is the story set?"]
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as finished:
+        panel.follow_link("starter:2")
+    assert finished.args[0]["question"] == "What happens in Chapter 1?" == panel.question.text()
+    assert finished.args[0]["within"]["sections"] == [1] and finished.args[0]["digest"]
+    assert "Questions to start with" not in panel.answer_view.toPlainText()
+    # Offered while nothing is shown only: an answer on screen is not covered by them.
+    panel.show_starters(window.book.book_id, ["Who tells the story?"])
+    assert "Questions to start with" not in panel.answer_view.toPlainText()
 
 
 def test_a_follow_up_question_is_taken_as_following_the_answer_shown(qtbot, fixtures):
