@@ -749,8 +749,7 @@ class MainWindow(QMainWindow):
         if position:
             self.reader.scroll_to_offset(int(position))
         self._show_read_to()
-        self.ask_panel.show_starters(book.book_id, starter_questions(
-            book, book.section_at(max(0, self.reader.read_to() - 1))))  # the chapter the reader is in
+        self.ask_panel.show_starters(book.book_id, starter_questions(book, self.reader.read_to()))
         self.indexing.prefer(book.book_id)
         self._prepare_answers(book.book_id)
         author = book.metadata.get("author")

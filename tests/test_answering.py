@@ -1902,6 +1902,26 @@ def test_how_someone_changes_quotes_what_the_book_first_says_they_are_and_how_it
     assert not any("grown gentle" in line.text for line in answering.digest(early))
 
 
+def test_questions_to_start_with_ask_of_the_chapter_last_read_and_what_just_happened_once_past_the_first(
+        tmp_path, session):
+    from engine.answer.starters import starter_questions
+    from engine.importer import parse_book
+
+    (tmp_path / "three.txt").write_text((ROOT / "tests" / "fixtures" / "three-chapters.txt").read_text())
+    book = parse_book(tmp_path / "three.txt")
+    first, second = book.sections[0], book.sections[1]
+    assert starter_questions(book) == starter_questions(book, first.body_start + 400) == [
+        "Who are the main characters?", "Who tells the story?", "What happens in Chapter 1?",
+        "When is the story set?", "How long will it take me to read?"]
+    assert starter_questions(book, second.start + 200)[2:] == [
+        "What happens in Chapter 2?", "When is the story set?", "What just happened?"]
+    # Each is answered from the book, asked where the reader is as the panel asks it.
+    here = len(session.context.book.text) // 2
+    for question in starter_questions(session.context.book, here):
+        found = session.retrieve(question, at=here)
+        assert found.stated or session.digest(found), question
+
+
 def test_names_beside_a_name_are_told_from_titles_nouns_headings_and_chance_neighbours(tmp_path):
     from engine.answer.full_names import full_name
 

@@ -1635,10 +1635,10 @@ def _ask(qtbot, panel, question: str) -> dict:
 def test_a_book_opened_offers_questions_to_start_with_and_a_click_asks_one(qtbot, fixtures):
     window = _window_on_a_searchable_book(qtbot, fixtures)
     panel = window.ask_panel
-    # The reader is in the first chapter: it is the one asked about.
+    # The reader has not begun: the first chapter is the one asked about, and how long the book takes to read.
     assert panel.answer_view.toPlainText().split("\n") == [
         "Questions to start with; or ask your own above.", "Who are the main characters?", "Who tells the story?",
-        "What happens in Chapter 1?", "Where is the story set?", "When is the story set?"]
+        "What happens in Chapter 1?", "When is the story set?", "How long will it take me to read?"]
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as finished:
         panel.follow_link("starter:2")
     assert finished.args[0]["question"] == "What happens in Chapter 1?" == panel.question.text()
