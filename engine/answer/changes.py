@@ -141,4 +141,3 @@ def last_told_changed(context, name: str, until: int | None, searched) -> tuple[
                 if (node.end or 0) <= end and (allowed is None or context.section_of.get(node.id) in allowed):
                     return node, start, stop
     return None
-

@@ -556,9 +556,8 @@ def _with_the_change(chosen: list, scored: list, evidence, name: str, left: tupl
     """For "How does Scrooge change?", the lines with how the book first
     says who he is and how it leaves him (changes.py), from the passages
     retrieval gave slots for them: the first line there saying what he was
-    (`says_what_they_were`); the line at `left` ("He became as good a
-    friend...").
-    Each in place of the weakest line but the other."""
+    (`says_what_they_were`), and the line at `left` ("He became as good a
+    friend..."); each in place of the weakest line but the other."""
     first_told = next((node_id for node_id, sources in evidence.sources.items() if FIRST_TOLD in sources), None)
     what_they_were = says_what_they_were(name)
     before = min((pair for pair in scored if pair[1][5].id == first_told and what_they_were(pair[1][4])),
