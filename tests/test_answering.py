@@ -1018,8 +1018,10 @@ def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_
             ("Kemp", "Kemp got up."), ("Kemp", '"Never," said Kemp, he was a fool to think it.'),
             ("Captain Wentworth", "He wished so much to be introduced to Captain Wentworth, that, perhaps, he might "
                                   "join them in the evening."),
-            ("Anne", "It was a glance which convinced Anne, that instead of sharing in her wishes, he was not.")):
+            ("Anne", "It was a glance which convinced Anne, that instead of sharing in her wishes, he was not."),
+            ("Fezziwig", "In came Mrs. Fezziwig, one vast substantial smile.")):  # his wife, not him
         assert not describes(name)(sentence), sentence
+    assert describes("Mrs. Fezziwig")("In came Mrs. Fezziwig, one vast substantial smile.")
     # Named in the first chapter, told of in the third, after lines where he only acts.
     jerry = _three_chapters_with(tmp_path, "Then Jerry Barker came into the meadow and stood by the gate.", [
         "Jerry Barker patted my neck and laughed, and Jerry Barker gave me an apple.",

@@ -13,6 +13,7 @@ import re
 from typing import Callable
 
 from .narrator import SPEECH_VERBS
+from .people import WOMEN_S_TITLES
 
 DESCRIPTION = "description"  # the sources' mark of the passage that first says who someone is
 # What follows "was" or a comma where the book tells what someone is: "was a", "is the", ", his agent".
@@ -37,7 +38,10 @@ def describes(name: str, also: str | None = None) -> Callable[[str], bool]:
     named Jonathan Small", "The name of the coachman was John Manly"); not
     where they are a speaker named or someone spoken to."""
     words_of = [name.split()[-1]] + ([also] if also else [])
-    named = rf"(?:{'|'.join(re.escape(word) for word in words_of)})\b"
+    # Asked of "Fezziwig", not "Mrs. Fezziwig, one vast substantial smile".
+    titled = name.split()[0].lower().rstrip(".") in WOMEN_S_TITLES if " " in name else False
+    not_hers = "" if titled else "".join(rf"(?<!\b{title}\s)(?<!\b{title}\.\s)" for title in sorted(WOMEN_S_TITLES))
+    named = rf"{not_hers}(?:{'|'.join(re.escape(word) for word in words_of)})\b"
     told = re.compile(
         rf"\b(?P<apposed>{named}),\s+(?:{_APPOSED_BY}|who\s+(?:was|is)(?!\s+\w+ing\b)"
         rf"|(?:he|she)\s+(?:was|bore|wore|had)\s+{_DESCRIBED_BY})\b"

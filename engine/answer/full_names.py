@@ -14,7 +14,7 @@ from collections import Counter
 from .bookfacts import as_sentence
 from .counting import how_many_times, spread_over_chapters
 from .nearby import longer_forms
-from .people import DAYS, HONORIFIC_WORDS, NO_ONE, PLACE_WORDS, a_noun_or_a_place
+from .people import DAYS, HONORIFIC_WORDS, NO_ONE, PLACE_WORDS, WOMEN_S_TITLES, a_noun_or_a_place
 
 _FIRST, _LAST, _FULL = "first", "last", "full"
 _KINDS = {"first": _FIRST, "christian": _FIRST, "given": _FIRST, "full": _FULL, "whole": _FULL, "complete": _FULL,
@@ -30,7 +30,6 @@ _ASKS = re.compile(
     + r"\W*$", re.I)
 # Titles a name may carry ("Mr. Ebenezer Scrooge"); those of a woman name her husband's family, not her.
 _TITLES = HONORIFIC_WORDS | {"mister", "dame", "farmer", "cousin", "brother", "sister", "saint"}
-_WOMEN_S_TITLES = {"mrs", "ms", "miss", "lady", "madame", "dame", "aunt", "mother", "sister"}
 # A word of a name as texts write one: "Sherlock", "O'Brien", "JOHN" in a heading, an initial "H.", a title "Mr.".
 _TOKEN = r"(?:[A-Z][a-z]+(?:['\u2019][A-Z][a-z]+)?\.?|[A-Z]{2,}\.?|[A-Z]\.)"
 _BEFORE = re.compile(rf"(?<![\w.'\u2019])((?:{_TOKEN}[ \t]*\n?[ \t]*){{1,4}})\Z")
@@ -151,7 +150,7 @@ def _forms_written(text: str, uses: list[re.Match], core: list[str], titles: lis
             _names_after(text, use.end(), is_a_name, in_capitals)
         if titles and _same_title(title, titles[0]):
             titled.append(use.start())
-        elif titles and (titles[0].lower().rstrip(".") in _WOMEN_S_TITLES or title is not None):
+        elif titles and (titles[0].lower().rstrip(".") in WOMEN_S_TITLES or title is not None):
             continue  # "Mrs. Cratchit" asked: "Bob Cratchit" is another of the family
         if (firsts or lasts) and not {name.lower() for name in firsts + lasts} & {word.lower() for word in core}:
             forms.setdefault(tuple(firsts + [written] + lasts), []).append(use.start())

@@ -27,6 +27,8 @@ MONTHS = {"january", "february", "march", "april", "may", "june", "july", "augus
           "november", "december"}
 DAYS_AND_MONTHS = DAYS | MONTHS
 HONORIFIC_WORDS = {word.lower() for word in HONORIFICS} | {"admiral", "judge", "general", "doctor", "squire"}
+# A woman's titles: "Mrs. Fezziwig" is not Fezziwig, and a wife's title names her husband's family, not her.
+WOMEN_S_TITLES = {"mrs", "ms", "miss", "lady", "madame", "dame", "aunt", "mother", "sister"}
 # Capitalised, and no one: peoples and languages, the book's own apparatus, abbreviations.
 NO_ONE = {"english", "french", "german", "greek", "indian", "russian", "italian", "spanish", "dutch", "irish",
           "scotch", "scottish", "american", "chinese", "japanese", "african", "roman", "turkish", "egyptian",
