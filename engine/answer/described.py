@@ -23,6 +23,8 @@ _DESCRIBED_BY = (r"(?:a|an|the|one|his|her|my|our|their|its|this|that)"
 # After a name and a comma: not "that", "this" ("to be introduced to Captain Wentworth, that, perhaps, he might...",
 # "which convinced Anne, that instead of...": a clause, not what they are).
 _APPOSED_BY = _DESCRIBED_BY.replace("|its|this|that)", "|its)")
+# Right before a name: it is a woman's ("Mrs. Fezziwig"), not the one of that name without it.
+_A_WOMAN_S_TITLE = re.compile(rf"\b(?:{'|'.join(sorted(WOMEN_S_TITLES))})\.?\s+$", re.I)
 # '"God bless us every one!" said Tiny Tim, the last of all': a speaker named, not described; nor one spoken
 # to ("I made a mistake, Kemp, a huge mistake").
 _SPOKEN = re.compile(rf"(?:\b(?:{'|'.join(sorted(SPEECH_VERBS))})\s+|,\s*)(?:[A-Z][\w'.-]*\s+)*$")
@@ -38,19 +40,22 @@ def describes(name: str, also: str | None = None) -> Callable[[str], bool]:
     named Jonathan Small", "The name of the coachman was John Manly"); not
     where they are a speaker named or someone spoken to."""
     words_of = [name.split()[-1]] + ([also] if also else [])
-    # Asked of "Fezziwig", not "Mrs. Fezziwig, one vast substantial smile".
-    titled = name.split()[0].lower().rstrip(".") in WOMEN_S_TITLES if " " in name else False
-    not_hers = "" if titled else "".join(rf"(?<!\b{title}\s)(?<!\b{title}\.\s)" for title in sorted(WOMEN_S_TITLES))
-    named = rf"{not_hers}(?:{'|'.join(re.escape(word) for word in words_of)})\b"
+    named = rf"(?:{'|'.join(re.escape(word) for word in words_of)})\b"
     told = re.compile(
         rf"\b(?P<apposed>{named}),\s+(?:{_APPOSED_BY}|who\s+(?:was|is)(?!\s+\w+ing\b)"
         rf"|(?:he|she)\s+(?:was|bore|wore|had)\s+{_DESCRIBED_BY})\b"
-        rf"|\b{named}\s+(?:was|is|had\s+been)(?:,[^,.;!?]{{1,40}},)?\s+{_DESCRIBED_BY}\b"
-        rf"|\b(?:name\b[^.;!?]{{0,30}}\b(?:was|is)|named|called)\s+(?:\w+\.?\s+)?\b{named}", re.I)
+        rf"|\b(?P<subject>{named})\s+(?:was|is|had\s+been)(?:,[^,.;!?]{{1,40}},)?\s+{_DESCRIBED_BY}\b"
+        rf"|\b(?:name\b[^.;!?]{{0,30}}\b(?:was|is)|named|called)\s+(?:\w+\.?\s+)?\b(?P<called>{named})", re.I)
+    # Asked of "Fezziwig", not "Mrs. Fezziwig, one vast substantial smile".
+    hers = " " in name and name.split()[0].lower().rstrip(".") in WOMEN_S_TITLES
+
+    def of_them(sentence: str, found: re.Match) -> bool:
+        at = found.start(next(group for group in ("apposed", "subject", "called") if found.group(group)))
+        return hers or _A_WOMAN_S_TITLE.search(sentence, max(0, at - 10), at) is None
 
     def holds(sentence: str) -> bool:
-        return any(found.group("apposed") is None or not _SPOKEN.search(sentence, 0, found.start())
-                   for found in told.finditer(sentence))
+        return any((found.group("apposed") is None or not _SPOKEN.search(sentence, 0, found.start()))
+                   and of_them(sentence, found) for found in told.finditer(sentence))
     return holds
 
 
