@@ -38,7 +38,9 @@ def describes(name: str, also: str | None = None) -> Callable[[str], bool]:
     very unequal..."; "Alas for Tiny Tim, he bore a little crutch"), or
     after "name was", "named", "called" ("an Englishman
     named Jonathan Small", "The name of the coachman was John Manly"); not
-    where they are a speaker named or someone spoken to."""
+    where they are a speaker named or someone spoken to, nor where a woman's
+    title comes before a name asked without one ("Mrs. Fezziwig, one vast
+    substantial smile" is not Fezziwig)."""
     words_of = [name.split()[-1]] + ([also] if also else [])
     named = rf"(?:{'|'.join(re.escape(word) for word in words_of)})\b"
     told = re.compile(
