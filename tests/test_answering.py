@@ -1260,7 +1260,20 @@ def test_a_name_typed_in_lower_case_or_by_itself_is_asked_about_as_if_typed_in_f
         assert with_the_book_for_its_title(typed, title) == plain, typed
     for kept in ("Who wrote Little Women?", "Why is it called Little Women?", "What does Little Women mean?"):
         assert with_the_book_for_its_title(kept, "Little Women") == kept, kept
+    # The title asked about without its words: asked with them, which the book's lines hold.
+    from engine.answer.wording import the_title_written
+
+    for typed in ("What does the title mean?", "What is the significance of the title?", "Why this title?",
+                  "Why is the novel called that?", "What does the book's title mean?", "Explain the title."):
+        assert the_title_written(typed, "Persuasion") == "Why is the book called Persuasion?", typed
+    for kept in ("Why is it called that?", "What is Sir Walter's title?", "Why is the book called Persuasion?"):
+        assert the_title_written(kept, "Persuasion") == kept, kept
     title = stave_one.context.book.title
+    assert the_title_written("Why is the story called that?", title) == f"Why is the book called {title}?"
+    assert the_title_written("Why this title?", "A Christmas Carol: A Ghost Story of Christmas") == (
+        "Why is the book called A Christmas Carol?")
+    assert any("a Christmas carol" in line.text
+               for line in stave_one.digest(stave_one.retrieve("What does the title mean?")))
     assert stave_one.retrieve(f"What happens in {title}?").overview == "outline"
     # "the final scene", "the last thing that happened in chapter 2": how it ends.
     assert stave_one.retrieve("What is the final scene of the book?").overview == "ending"

@@ -33,7 +33,7 @@ from .related import RELATED_BUDGET, RELATED_QUESTION, related_plan
 from .retrieval import Features, PartEvidence, Retrieval, cut_at, retrieve
 from .selection import about_question, focus_record, within_question, within_record
 from .spelling import respelled, slips, word_list
-from .wording import plainly_worded, who_is_asked, with_the_book_for_its_title
+from .wording import plainly_worded, the_title_written, who_is_asked, with_the_book_for_its_title
 
 
 # A question with a quoted paragraph in it fits; a pasted chapter does not: it
@@ -353,7 +353,8 @@ class AnswerSession:
         and the chapter the reader is in: courtesies off and an indirect
         question put directly ("Can you tell me who Marley is?": "Who is
         Marley?"; wording.py), the book's title after "in" as "the book"
-        ("What happens in Little Women?"), a name typed without its accents
+        ("What happens in Little Women?"), a question about its title that does
+        not write it with the title ("What does the title mean?"), a name typed without its accents
         written as the book does ("Leon": "Léon"), a possessive typed without its
         apostrophe with one ("Scrooges nephew"), slips of the keyboard in
         its other words mended ("happend"; spelling.py, with the words so
@@ -361,7 +362,8 @@ class AnswerSession:
         Laurie?", "so far" a reading limit (`limit_asked`), the chapter at
         `at` for "this chapter"."""
         rarity = self.context.rarity
-        question = with_the_book_for_its_title(plainly_worded(question), self.context.book.title)
+        title = self.context.book.title
+        question = with_the_book_for_its_title(the_title_written(plainly_worded(question), title), title)
         question = rarity.with_apostrophes(rarity.spelled_as_written(question))
         read_as = slips(question, rarity.frequency)
         question = rarity.with_names_capitalised(respelled(question, read_as), GENERIC_WORDS | STOPWORDS)

@@ -116,6 +116,29 @@ def with_the_book_for_its_title(question: str, title: str) -> str:
     return question
 
 
+# A question about the title that does not write it: "What does the title mean?", "Why is the book called
+# that?"; not "Why is it called that?", which may follow an answer about something else.
+_THE_TITLE = re.compile(
+    r"^\W*(?:what\s+(?:does|do)\s+the\s+(?:(?:book|novel|story)['\u2019]?s\s+)?title\s+(?:mean|signify|refer\s+to)"
+    r"|what\s+is\s+the\s+(?:meaning|significance|importance|point|reason)\s+(?:of|for|behind)\s+the\s+"
+    r"(?:(?:book|novel|story)['\u2019]?s\s+)?title"
+    r"|why\s+(?:is|was)\s+(?:the|this)\s+(?:book|novel|story)\s+"
+    r"(?:called|named|titled|entitled)(?:\s+(?:that|so|this|what\s+it\s+is))?"
+    r"|why\s+(?:this|that|the)\s+title|explain\s+the\s+title"
+    r"|how\s+does\s+the\s+title\s+(?:relate|connect)\s+to\s+the\s+(?:book|novel|story))\W*$", re.I)
+
+
+def the_title_written(question: str, title: str) -> str:
+    """ "What does the title mean?", "Why is the book called that?": asked as "Why
+    is the book called Persuasion?" (the title without a subtitle), which
+    finds where the book uses its own title's words ("If I was wrong in
+    yielding to persuasion once..."); "title" alone had found "the
+    Kellynch estate would as surely be his hereafter as the title". Any
+    other question as it is."""
+    name = title.split(":")[0].strip()
+    return f"Why is the book called {name}?" if name and _THE_TITLE.match(question) else question
+
+
 def _written_out(found: re.Match) -> str:
     """ "whats" as "what is"; "what's happened" as "what has happened"."""
     if found["wh2"]:
