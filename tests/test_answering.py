@@ -2061,6 +2061,33 @@ def test_what_someone_looks_like_is_answered_by_where_the_book_describes_them(st
     assert not any("looks" in sources for sources in plot.parts[0].sources.values())
 
 
+def test_what_someone_is_like_is_answered_by_where_the_book_tells_their_character(stave_one):
+    from engine.answer.character import CHARACTER
+    from engine.answer.expected import expected_answer
+    from engine.answer.looks import LOOKS
+
+    for asked in ("What is Scrooge like?", "What kind of person is Scrooge?", "What sort of man was Marley?",
+                  "Describe Scrooge's character", "What is Scrooge's personality?", "What are Scrooge's traits?",
+                  "How would you describe Scrooge's temperament?", "What kind of horse is Ginger?"):
+        assert expected_answer(asked) == CHARACTER.name, asked
+    # His looks are asked as before; a scene, or what a thing is like, is searched as other questions are.
+    assert expected_answer("Describe Scrooge") == expected_answer("What does Scrooge look like?") == LOOKS.name
+    for not_asked in ("What is Scrooge like at the end?", "What does Scrooge like?"):
+        assert expected_answer(not_asked) != CHARACTER.name, not_asked
+    # Its words found "any person in the town" and what Scrooge would like; now the passage where words of
+    # temper gather by his name has a slot, and its line is quoted.
+    text = stave_one.context.book.text
+    told = text.index("tight-fisted")
+    found = stave_one.retrieve("What is Scrooge like?")
+    telling = [node for node in found.passages if CHARACTER.name in found.parts[0].sources[node.id]]
+    assert any(node.start <= told < node.end for node in telling)
+    assert any("covetous, old sinner" in line.text or "solitary as an oyster" in line.text
+               for line in stave_one.digest(found))
+    # Asked of no one ("What is the weather like?" reads as the kind): no such slots.
+    weather = stave_one.retrieve("What is the weather like?")
+    assert not any(CHARACTER.name in sources for sources in weather.parts[0].sources.values())
+
+
 def test_someone_asked_about_by_a_short_name_is_told_where_the_book_gives_the_full_one(tmp_path):
     from engine.answer.looks import LOOKS
     from engine.answer.nearby import other_forms

@@ -3,7 +3,7 @@
 kinds the engine answers by kind (who someone is and what they are, looks,
 callings, homes, meanings of names and of words, names in full, kin, who said a line,
 counts, first and last lines, first meetings, how someone dies, whom
-someone marries, how someone changes), some as typed in a hurry
+someone marries, how someone changes, what someone is like), some as typed in a hurry
 ("whats stapletons job"), each with what its answer must quote.
 
     CHAPTERHOUSE_HOME=DIR python tests/benchmarks/reader_questions.py [--misses]
@@ -178,6 +178,21 @@ PROBES = [
     ("emma", "whom someone marries", "Who does Emma marry?", r"Knightley"),
     ("emma", "whom someone marries", "Who does Harriet marry?", r"Robert Martin"),
     ("the-sign-of-the-four", "whom someone marries", "Who does Miss Morstan marry?", r"husband|Watson|me\b"),
+    # What someone is like (their character): written before it was built; the answer must quote the book's own
+    # words of their character.
+    ("a-christmas-carol", "what someone is like", "What kind of person is Scrooge?",
+     r"tight-fisted|covetous|solitary as an oyster"),
+    ("a-christmas-carol", "what someone is like", "What is Scrooge like?",
+     r"tight-fisted|covetous|solitary as an oyster"),
+    ("persuasion", "what someone is like", "What is Sir Walter like?", r"Vanity was the beginning"),
+    ("persuasion", "what someone is like", "Describe Lady Russell's character", r"sound than of quick abilities"),
+    ("persuasion", "what someone is like", "What kind of man is Mr Elliot?", r"without heart or conscience"),
+    ("little-women", "what someone is like", "What is Jo like?", r"quick temper, sharp tongue"),
+    ("little-women", "what someone is like", "What kind of person is Beth?", r"shy manner|timid voice"),
+    ("little-women", "what someone is like (held out)", "What is Amy's personality?",
+     r"snow maiden|mindful of her manners"),
+    ("emma", "what someone is like (held out)", "What is Emma like?", r"handsome, clever, and rich"),
+    ("black-beauty", "what someone is like (held out)", "What kind of horse is Ginger?", r"bad habit of biting"),
     # How someone changes: written before it was built; the answer must quote how the book last tells them changed.
     ("a-christmas-carol", "how someone changes", "How does Scrooge change?", r"as good a friend|alteration in him"),
     ("a-christmas-carol", "how someone changes", "How do the spirits change Scrooge?",
