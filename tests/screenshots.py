@@ -225,7 +225,8 @@ def main() -> int:
                            ("37-one-scene", "Why did Scrooge ask the Ghost of Jacob Marley if he could sit down?"),
                            ("38-when-it-is-set", "When is the story set?"),
                            ("39-who-tells-their-name", "Who is the Ghost of Christmas Past?"),
-                           ("40-how-someone-changes", "How does Scrooge change?")):
+                           ("40-how-someone-changes", "How does Scrooge change?"),
+                           ("41-what-someone-is-like", "What is Scrooge like?")):
         window.ask_panel.question.setText(question)
         done.clear()
         refused.clear()
