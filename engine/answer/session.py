@@ -353,14 +353,14 @@ class AnswerSession:
         and the chapter the reader is in: courtesies off and an indirect
         question put directly ("Can you tell me who Marley is?": "Who is
         Marley?"; wording.py), the book's title after "in" as "the book"
-        ("What happens in Little Women?"), a question about its title that does
-        not write it with the title ("What does the title mean?"), a name typed without its accents
-        written as the book does ("Leon": "Léon"), a possessive typed without its
-        apostrophe with one ("Scrooges nephew"), slips of the keyboard in
-        its other words mended ("happend"; spelling.py, with the words so
-        read), its names capitalised, "tell me about Laurie" as "Who is
-        Laurie?", "so far" a reading limit (`limit_asked`), the chapter at
-        `at` for "this chapter"."""
+        ("What happens in Little Women?"), a question about its title that
+        does not write it with the title ("What does the title mean?"), a name
+        typed without its accents written as the book does ("Leon": "Léon"), a
+        possessive typed without its apostrophe with one ("Scrooges nephew"),
+        slips of the keyboard in its other words mended ("happend";
+        spelling.py, with the words so read), its names capitalised, "tell me
+        about Laurie" as "Who is Laurie?", "so far" a reading limit
+        (`limit_asked`), the chapter at `at` for "this chapter"."""
         rarity = self.context.rarity
         title = self.context.book.title
         question = with_the_book_for_its_title(the_title_written(plainly_worded(question), title), title)
