@@ -59,6 +59,17 @@ def joins_a_name(name: list[str], place: int) -> bool:
 
 _SEVERAL = re.compile(r"\b(three|four|five|several|twice|each|every|all the|how many|times|both|list|recur\w*|"
                       r"repeated\w*|again and again|more than once|successive|series)\b", re.I)
+_COUNTS = {"three", "four", "five"}
+
+
+def asks_for_several(clause: str) -> bool:
+    """Whether a clause asks for several instances; a number word written
+    with a capital inside it is a name ("the old gentleman's visit to Three
+    Chimneys"), not a count."""
+    return any(not (match.group()[0].isupper() and match.start() > 0 and match.group().lower() in _COUNTS)
+               for match in _SEVERAL.finditer(clause))
+
+
 _GLOBAL = re.compile(r"\b(whole book|the book|the novel|throughout|across the|recurring|structure|arranged|"
                      r"framing|frame|opens? and clos\w+|from beginning to end|overall|as a whole|motif|theme)\b", re.I)
 # Words of a question that spans the story rather than one scene of it: "How does X develop from A to B?",
@@ -159,7 +170,7 @@ def code_plan(question: str, characters: list[dict] | None = None, rarity=None) 
     if not clauses:
         clauses = [question.strip(" ?")]
     clauses = _merge_clauses(clauses)
-    parts = [PlanPart(text=clause, anchors=anchors_of(clause), several=bool(_SEVERAL.search(clause)),
+    parts = [PlanPart(text=clause, anchors=anchors_of(clause), several=asks_for_several(clause),
                       names=names_in(clause, characters)) for clause in clauses]
     rare = rare_words(question, rarity) if rarity else []
     return Plan(question=question, scope=scope_of(question, parts), parts=parts, path="code", rare_words=rare)
