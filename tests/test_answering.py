@@ -36,6 +36,10 @@ def test_code_plan_splits_clauses_and_keeps_the_questions_words():
     assert plan.path == "code" and len(plan.parts) == 2
     assert plan.parts[0].several and not plan.parts[1].several
     assert plan.scope == MID
+    # A number word with a capital inside the clause is part of a name, not a count.
+    assert [code_plan(q).parts[0].several for q in (
+        "How does the old gentleman's visit to Three Chimneys come about?", "Three times he came: why?",
+        "What do the three spirits show Scrooge?")] == [False, True, True]
     for part in plan.parts:
         for anchor in part.anchors:
             assert anchor in plan.question
@@ -1022,13 +1026,19 @@ def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_
             ("Fezziwig", "In came Mrs. Fezziwig, one vast substantial smile.")):  # his wife, not him
         assert not describes(name)(sentence), sentence
     assert describes("Mrs. Fezziwig")("In came Mrs. Fezziwig, one vast substantial smile.")
-    # Named in the first chapter, told of in the third, after lines where he only acts.
+    # Said in dialogue, it is what someone says of them, often a figure of speech.
+    spoken = "\u201cI\u2019m sure Aunt March is a regular Old Man of the Sea to me,\u201d said Jo."
+    assert describes("Aunt March")(spoken) and not describes("Aunt March", in_telling=True)(spoken)
+    assert describes("Aunt March", in_telling=True)("Jo happened to suit Aunt March, who was lame.")
+    # Named in the first chapter, called something in dialogue in the second, told of in the third, after lines
+    # where he only acts: the telling's line is the one that says who he is.
     jerry = _three_chapters_with(tmp_path, "Then Jerry Barker came into the meadow and stood by the gate.", [
         "Jerry Barker patted my neck and laughed, and Jerry Barker gave me an apple.",
         "Jerry Barker was a cab driver in London, with a wife and two little children.",
         "Jerry Barker led me out of the stable into the yard and looked at my feet.",
         "\u201cWhoa, whoa!\u201d said Jerry Barker, and Jerry Barker stroked my nose.",
-        "Jerry Barker sang as Jerry Barker brushed me; who but Jerry Barker would sing so?"])
+        "Jerry Barker sang as Jerry Barker brushed me; who but Jerry Barker would sing so?"],
+        in_the_second="\u201cJerry Barker is a regular old bear in the mornings,\u201d said James.")
     found = jerry.retrieve("Who is Jerry Barker?")
     [described] = [node for node in found.passages if DESCRIPTION in found.parts[0].sources[node.id]]
     assert described.section == 3 and "a cab driver" in described.text

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from .narrator import SPEECH_VERBS
+from .narrator import SPEECH_VERBS, outside_dialogue
 from .people import WOMEN_S_TITLES
 
 DESCRIPTION = "description"  # the sources' mark of the passage that first says who someone is
@@ -30,7 +30,7 @@ _A_WOMAN_S_TITLE = re.compile(rf"\b(?:{'|'.join(sorted(WOMEN_S_TITLES))})\.?\s+$
 _SPOKEN = re.compile(rf"(?:\b(?:{'|'.join(sorted(SPEECH_VERBS))})\s+|,\s*)(?:[A-Z][\w'.-]*\s+)*$")
 
 
-def describes(name: str, also: str | None = None) -> Callable[[str], bool]:
+def describes(name: str, also: str | None = None, in_telling: bool = False) -> Callable[[str], bool]:
     """Whether a sentence says who or what someone is: their name (its
     last word, or `also`, the name the book brings them in by) before "was
     a", "is the", ", a", ", who was", ", he bore a" ("Hal was a youngster
@@ -40,7 +40,9 @@ def describes(name: str, also: str | None = None) -> Callable[[str], bool]:
     named Jonathan Small", "The name of the coachman was John Manly"); not
     where they are a speaker named or someone spoken to, nor where a woman's
     title comes before a name asked without one ("Mrs. Fezziwig, one vast
-    substantial smile" is not Fezziwig)."""
+    substantial smile" is not Fezziwig); with `in_telling`, only outside
+    dialogue ("I'm sure Aunt March is a regular Old Man of the Sea to me"
+    is what Jo calls her, not who she is)."""
     words_of = [name.split()[-1]] + ([also] if also else [])
     named = rf"(?:{'|'.join(re.escape(word) for word in words_of)})\b"
     told = re.compile(
@@ -55,9 +57,12 @@ def describes(name: str, also: str | None = None) -> Callable[[str], bool]:
         at = found.start(next(group for group in ("apposed", "subject", "called") if found.group(group)))
         return hers or _A_WOMAN_S_TITLE.search(sentence, max(0, at - 10), at) is None
 
+    def told_there(sentence: str, found: re.Match) -> bool:
+        return not in_telling or any(begin <= found.start() < end for begin, end in outside_dialogue(sentence))
+
     def holds(sentence: str) -> bool:
         return any((found.group("apposed") is None or not _SPOKEN.search(sentence, 0, found.start()))
-                   and of_them(sentence, found) for found in told.finditer(sentence))
+                   and of_them(sentence, found) and told_there(sentence, found) for found in told.finditer(sentence))
     return holds
 
 

@@ -592,10 +592,13 @@ def _introduction(plan: Plan, context, until: int | None, searched):
 def _description_entry(plan: Plan, context, until: int | None, searched):
     """For a question asking who someone is, the first passage that says
     so ("Kala was the youngest mate of a male called Tublat", chapters
-    after she is first named; described.py): (node id, section, sources);
-    else None."""
+    after she is first named; described.py), by the telling if it ever
+    says so, else in dialogue: (node id, section, sources); else None."""
     name = asked_who(plan.question, context.writes_as_name)
-    described = passage_naming(context, name, until, searched, holding=describes(name)) if name else None
+    if name is None:
+        return None
+    described = (passage_naming(context, name, until, searched, holding=describes(name, in_telling=True))
+                 or passage_naming(context, name, until, searched, holding=describes(name)))
     return (described.id, described.section, ["phrase"]) if described is not None else None
 
 

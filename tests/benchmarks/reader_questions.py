@@ -225,6 +225,7 @@ def main() -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--misses", action="store_true", help="print what was quoted for each question missed")
+    parser.add_argument("--all", action="store_true", help="print what was quoted for every question")
     args = parser.parse_args()
     books = corpus_books()
     if books is None:
@@ -246,17 +247,17 @@ def main() -> int:
             lines = [line.text for line in session.digest(found)]
             hit = answered(expected, found.stated, lines)
             hits[kind].append(hit)
-            if not hit:
-                missed.append((question.question, found.stated, lines))
+            if not hit or args.all:
+                missed.append((("" if hit else "MISSED ") + question.question, found.stated, lines))
     print(f"{'kind':<24}{'answered':>10}{'evidence found in, ms: mean':>31}{'max':>6}")
     for kind, results in hits.items():
         print(f"{kind:<24}{sum(results):>5} / {len(results):<3}{_ms(seconds[kind])}")
     every = [hit for results in hits.values() for hit in results]
     print(f"{'all':<24}{sum(every):>5} / {len(every):<3} ({sum(every) / len(every):.0%})"
           f"{_ms([value for values in seconds.values() for value in values])[6:]}")
-    if args.misses:
+    if args.misses or args.all:
         for question, stated, lines in missed:
-            print(f"\nMISSED {question}" + (f"\n  stated: {stated}" if stated else ""))
+            print(f"\n{question}" + (f"\n  stated: {stated}" if stated else ""))
             for text in lines[:3]:
                 print(f"  \u201c{text[:160]}\u201d")
     return 0
