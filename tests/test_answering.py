@@ -2177,6 +2177,10 @@ def test_someones_kin_is_answered_by_a_line_naming_someone_beside_the_word_of_ki
     assert answers("What is the name of Laurie's tutor?", "Mr. Brooke, my tutor, doesn't stay here.")
     assert not answers("Who is Anne's father?", "Her knowledge of her father and Elizabeth inclined her to think so.")
     assert not answers("Who is Holmes's brother?", "Sherlock Holmes had a brother.")  # the one asked about
+    # Asked in the plural, each is named beside the singular.
+    assert answers("Who are Holmes's brothers?", "It was my brother Mycroft.")
+    assert asked_kin("Who are Tiny Tim's parents?")[0] == "parent" and "child" in asked_kin("Who are Bob's children?")
+    assert answers("Who are Bob's children?", "His child, Mycroft, was there.")
     # On the book: "Scrooge and he were partners" names no one else; the Ghost's line does.
     lines = stave_one.digest(stave_one.retrieve("Who was Scrooge's partner?"))
     assert any("I was your partner, Jacob Marley" in line.text for line in lines)

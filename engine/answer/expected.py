@@ -53,6 +53,8 @@ _ASKS_KIN = re.compile(
     rf"|^\W*what\s+(?:is|was)\s+(?:the\s+name\s+of\s+(?P<whose4>.+?)['\u2019]s?\s+(?:\w+\s+)?(?P<kin4>{_KIN})"
     rf"|(?P<whose5>.+?)['\u2019]s?\s+(?:\w+\s+)?(?P<kin5>{_KIN})['\u2019]s\s+name"
     rf"|(?P<whose6>.+?)['\u2019]s?\s+(?:\w+\s+)?(?P<kin6>{_KIN})\s+called)\W*$", re.I)
+_KIN_SINGULAR = {"brother", "sister", "son", "daughter", "parent", "cousin"}
+_ONE_OF = {"children": "child"}
 # Words of kin the book may use for the one asked: "papa", "mamma".
 _KIN_ALSO = {"father": ("papa", "pa"), "mother": ("mamma", "mama", "ma", "marmee"), "wife": ("married",),
              "husband": ("married",)}
@@ -124,7 +126,9 @@ def asked_kin(question: str) -> tuple[str, ...]:
     if found.group("married"):
         return ("married", "wife", "husband", "engaged")
     kin = next(found.group(group) for group in ("kin", "kin2", "kin4", "kin5", "kin6") if found.group(group)).lower()
-    return (kin, *_KIN_ALSO.get(kin, ()))
+    # Asked in the plural ("Who are Jo's sisters?"), the book names each one beside the singular: "my sister Margaret".
+    one = _ONE_OF.get(kin, kin[:-1] if kin.endswith("s") and kin[:-1] in _KIN_SINGULAR else kin)
+    return tuple(dict.fromkeys((one, kin, *_KIN_ALSO.get(one, ()))))
 
 
 def _names_kin(sentence: str, kin: tuple[str, ...], asked: set[str], rarity, key) -> bool:
