@@ -1026,6 +1026,22 @@ def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_
             ("Fezziwig", "In came Mrs. Fezziwig, one vast substantial smile.")):  # his wife, not him
         assert not describes(name)(sentence), sentence
     assert describes("Mrs. Fezziwig")("In came Mrs. Fezziwig, one vast substantial smile.")
+    # Another of the family, another person of that name, a list's last, a word, what one wears.
+    for name, sentence in (
+            ("Mrs. Weston", "Mr. Weston was a native of Highbury."),
+            ("John Ferrier", "There galloped Lucy Ferrier, her fair face flushed with the exercise."),
+            ("Jo", "After many serious discussions with Meg and Jo, the pattern was chosen."),
+            ("King", "But if Fate made me a King, the least I could do was to play the part."),
+            ("Arthur", "He is older than Arthur, a man of the world to his finger-tips."),
+            ("Sapt", "Opposite me stood old Sapt, a sneering smile on his face."),
+            ("Jo", "When Amy was asleep, she called Jo to her and began to bind up the hurt hands."),
+            ("Emma", "Emma, who was not really at all frightened herself, tranquillised them.")):
+        assert not describes(name)(sentence), sentence
+    for name, sentence in (("Harriet", "Harriet Smith was the natural daughter of somebody."),
+                           ("Mr. Weston", "Mr. Weston was a native of Highbury."),
+                           ("Mr. Philander", "He was followed by Samuel T. Philander, his secretary and assistant."),
+                           ("Francois", "Curly and he were turned over to a black-faced giant called Francois.")):
+        assert describes(name)(sentence), sentence
     # Said in dialogue, it is what someone says of them, often a figure of speech.
     spoken = "\u201cI\u2019m sure Aunt March is a regular Old Man of the Sea to me,\u201d said Jo."
     assert describes("Aunt March")(spoken) and not describes("Aunt March", in_telling=True)(spoken)
@@ -1400,7 +1416,10 @@ def test_who_the_main_characters_are_is_answered_by_the_people_named_most(tmp_pa
               "Later Anne walked with Lady Russell in Bath, and Anne waited in Bath for her answer.",
               "The Musgroves dined with Mr Musgrove at Uppercross, and Anne sang for the Admiral.",
               "Mary told Anne that Wentworth was come, and Lady Russell sighed at Merry Christmas.")
-    chapters = [("I", " ".join(scenes)), ("II", " ".join(scenes)),
+    # What Anne calls Lady Russell, then what the telling says she is.
+    told = ("\u201cLady Russell is a dreadful old tyrant,\u201d said Anne. "
+            "Lady Russell was a widow of steady age and character.")
+    chapters = [("I", " ".join(scenes) + " " + told), ("II", " ".join(scenes)),
                 ("III", "At Lyme poor Louisa fell, and Anne ran for help while Louisa lay still. " + " ".join(scenes))]
     (tmp_path / "people.txt").write_text("A TALE OF PEOPLE\n\nby Nobody\n\n\n" + "".join(
         f"CHAPTER {number}\n\n{text}\n\n{text}\n\n" for number, text in chapters), encoding="utf-8")
@@ -1420,6 +1439,9 @@ def test_who_the_main_characters_are_is_answered_by_the_people_named_most(tmp_pa
     assert [line.part for line in lines] == list(range(len(people)))
     assert all(as_written(people[line.part]).search(line.text) for line in lines)
     assert lines[people.index("Louisa")].section == 3  # where the book first names her
+    # Where the telling says who someone is, soon after first naming them, rather than any first naming.
+    assert lines[people.index("Lady Russell")].text == "Lady Russell was a widow of steady age and character."
+    assert lines[people.index("Anne")].text == scenes[0]
     # Up to the reader's place, only those named so far.
     in_one = context.book.sections[0].end - 10
     early = answering.retrieve("Who are the characters so far?", at=in_one)
@@ -2037,8 +2059,10 @@ def test_what_a_book_opening_works_out_ahead_leaves_its_answers_as_they_were(sta
     fresh = AnswerSession(stave_one.library, stave_one.book_id, embedder=stave_one.context.search.embedder)
     fresh.prepare()
     assert set(fresh.context._word_places) == {telling.name for telling in TELLINGS}
+    # The main people and where each is told of: the first question offered to a reader.
+    assert fresh.context._people and fresh.context._described
     for question in ("What does Scrooge look like?", "What is Scrooge's job?", "Where does Scrooge live?",
-                     "How old is Scrooge?", "What happens in Stave 1?"):
+                     "How old is Scrooge?", "What happens in Stave 1?", "Who are the main characters?"):
         found, before = fresh.retrieve(question), stave_one.retrieve(question)
         assert [node.id for node in found.passages] == [node.id for node in before.passages], question
         assert [line.text for line in fresh.digest(found)] == [line.text for line in stave_one.digest(before)]

@@ -20,9 +20,11 @@ from ..index.store import CARD, PASSAGE, SECTION_SUMMARY, IndexStore, Node
 from ..index.vectors import embed_windows
 from ..llm.generator import SMALL_MODEL_PARAMETERS
 from .ages import age_phrases
+from .described import first_described
 from .nearby import Telling
 from .named import ChapterTitles, sections_named_in
 from .narrator import told_in_first_person
+from .people import main_people
 from .planning import capitalised_as_a_name
 from .vocabulary import Rarity, as_written
 
@@ -63,6 +65,8 @@ class BookContext:
     _named: dict[tuple[str, int | None], tuple[list[int], bool]] = field(default_factory=dict, repr=False)
     _written_as_names: dict[str, bool] = field(default_factory=dict, repr=False)
     _word_places: dict[str, tuple[list[int], list[str]]] = field(default_factory=dict, repr=False)
+    _people: dict[tuple, list[str]] = field(default_factory=dict, repr=False)
+    _described: dict[tuple[str, int, int], tuple[int, int] | None] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, book: Book, store: IndexStore, search: BookSearch) -> "BookContext":
@@ -145,6 +149,25 @@ class BookContext:
         if (question, here) not in self._named:
             self._named[question, here] = sections_named_in(question, self.book, self.chapter_titles, here)
         return self._named[question, here]
+
+    def main_people(self, until: int | None, sections: list[int] | None, limit: int) -> list[str]:
+        """people.main_people, once per reading place and sections: it reads the whole text (Little Women 86 ms)."""
+        key = (until, tuple(sections) if sections is not None else None, limit)
+        if key not in self._people:
+            self._people[key] = main_people(self.book, self.rarity, until, sections, limit=limit)
+        return self._people[key]
+
+    def where_described(self, name: str, start: int, end: int) -> tuple[int, int] | None:
+        """Where the text between `start` and `end` first says who someone is
+        (described.py), in its telling, else in dialogue; once per name and span."""
+        key = (name, start, end)
+        if key not in self._described:
+            # Said in dialogue only where the telling never says it there: "I'm sure Aunt March is a regular Old
+            # Man of the Sea to me" is what Jo calls her; a paper read out is dialogue too ("Sir Charles was a
+            # widower").
+            self._described[key] = (first_described(self.book.text, name, start, end)
+                                    or first_described(self.book.text, name, start, end, in_telling=False))
+        return self._described[key]
 
     @cached_property
     def told_in_first_person(self) -> bool:

@@ -678,13 +678,19 @@ def _narrator_lines(passages: list, context) -> list[DigestLine]:
 
 def _introductions(retrieval: Retrieval, context) -> list[DigestLine]:
     """For the people or places a book names most (one part each), the
-    first sentence of the passage first naming each that names them."""
+    first sentence of each one's passage that says who they are (where
+    the passage is marked for it: overview.person_passage), else that names
+    them."""
     book, lines = context.book, []
     for index, evidence in enumerate(retrieval.parts):
         for passage in evidence.passages[:1]:
-            written = as_written(evidence.part.text)
+            name = evidence.part.text
+            # Where the passage says who they are, its telling's line before its dialogue's; else where it names them.
+            tests = [describes(name, in_telling=True), describes(name)] \
+                if DESCRIPTION in evidence.sources.get(passage.id, []) else []
             spans = [(start, end) for start, end in context.sentences(passage) if end <= passage.end]
-            start, end = next((span for span in spans if written.search(book.text[span[0]:span[1]])),
+            start, end = next((span for test in tests + [as_written(name).search] for span in spans
+                               if test(book.text[span[0]:span[1]])),
                               spans[0] if spans else (passage.start, passage.end))
             lines.append(_line(book, index, passage, start, end))
     return lines

@@ -13,8 +13,9 @@ contents' "Ask About Stave III Only" with "What happens here?"): their
 passages spread from first to last, or their first or last pages.
 
 "Who are the main characters?" is about the whole book too: its evidence is
-the people the book names most (people.py), each where it first names
-them, one part of the evidence each. So is "Who is the narrator?": where
+the people the book names most (people.py), each where the book says who
+they are, if it does within a quarter of the book of first naming them,
+else where it first names them, one part of the evidence each. So is "Who is the narrator?": where
 the telling says "I", or the opening of a book no one in it tells
 (narrator.py)."""
 
@@ -23,11 +24,13 @@ from __future__ import annotations
 import re
 import time
 
+from ..index.store import Node
 from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, DEFINITION, LENGTH, NAMES_WRITTEN, WORDS_A_MINUTE
+from .described import DESCRIPTION
 from .followup import PERSONAL_PRONOUNS, subjects_of
 from .named import GENERIC_WORDS
 from .narrator import outside_dialogue, says_i
-from .people import PEOPLE_LISTED, main_people
+from .people import PEOPLE_LISTED
 from .places import PLACES_LISTED, main_places
 from .planning import GLOBAL, Plan, PlanPart, content_words, words
 from .retrieval import PartEvidence, Retrieval, cut_at, passage_naming
@@ -72,6 +75,9 @@ _JUST_READ = re.compile(
     r"|(?:recap|summari[sz]e|sum\s+up)\s+(?:what\s+I\s+(?:have\s+)?just\s+read|the\s+last\s+(?:few\s+)?"
     r"(?:pages?|paragraphs?))|where\s+was\s+I|what\s+was\s+(?:I\s+reading|happening))\W*$", re.I)
 # The kinds of whole-book question, and what the evidence of each is, as an answer says it.
+# A main character's line is where the book says who they are, if it does within this share of it after first
+# naming them (1 / 4); else where it first names them.
+DESCRIBED_WITHIN = 4
 OUTLINE, OPENING, ENDING, PEOPLE, PLACES, RECENT = "outline", "opening", "ending", "people", "places", "recent"
 # The passages just before the reader's place that "What just happened?" recalls.
 RECENT_PASSAGES = 2
@@ -80,7 +86,7 @@ FIRST_PERSON, THIRD_PERSON = "first person", "third person"
 OVERVIEW_EVIDENCE = {OUTLINE: "the book in outline, each chapter's opening across it",
                      OPENING: "the book's first pages", ENDING: "the book's last pages",
                      RECENT: "the pages just before where you are",
-                     PEOPLE: "the people it names most, each where it first names them",
+                     PEOPLE: "the people it names most, each where it says who they are or first names them",
                      PLACES: "the places it names most, each where it first names them",
                      FIRST_PERSON: "where its telling says \u201cI\u201d outside dialogue, from the first such line to "
                                    "its last chapter: one of its people tells it",
@@ -134,7 +140,7 @@ def overview_evidence(kind: str | None, chapters: list[int] | None = None) -> st
     theirs = "its" if len(chapters) == 1 else "their"
     return {OUTLINE: f"{theirs} passages spread from start to end", OPENING: f"{theirs} first pages",
             ENDING: f"{theirs} last pages",
-            PEOPLE: f"the people {theirs} pages name most, each where first named",
+            PEOPLE: f"the people {theirs} pages name most, each where told of or first named",
             PLACES: f"the places {theirs} pages name most, each where first named",
             CONTENTS: f"{theirs} heading{'' if len(chapters) == 1 else 's'} as printed",
             LENGTH: f"{theirs} words, counted",
@@ -184,9 +190,8 @@ def overview(plan: Plan, question: str, context, budget: int = 12, until: int | 
         by_section[section].sort()
     kind = overview_kind(question)
     if kind in (PEOPLE, PLACES):
-        named_most = main_people if kind == PEOPLE else main_places
-        names = named_most(context.book, context.rarity, until, begun,
-                           limit=min(PEOPLE_LISTED if kind == PEOPLE else PLACES_LISTED, budget))
+        names = context.main_people(until, begun, min(PEOPLE_LISTED, budget)) if kind == PEOPLE else \
+            main_places(context.book, context.rarity, until, begun, limit=min(PLACES_LISTED, budget))
         if names:
             return _each_where_first_named(plan, context, names, kind, until, within, begun, started)
         kind = OUTLINE  # none named often enough (A Christmas Carol's places): the book in outline
@@ -216,20 +221,52 @@ def overview(plan: Plan, question: str, context, budget: int = 12, until: int | 
 def _each_where_first_named(plan: Plan, context, names: list[str], kind: str, until: int | None,
                             within: list[int] | None, begun: list[int] | None, started: float) -> Retrieval:
     """The people or places the book (or the chapters `within`) names
-    most, one part each, its evidence the first passage naming them."""
+    most, one part each, its evidence the first passage naming them; for
+    people, where the book says who they are, if it does soon after."""
     plan.scope = GLOBAL
     plan.parts = [PlanPart(text=name) for name in names]
     parts, order = [], []
     for part in plan.parts:
         evidence = PartEvidence(part=part)
-        first = passage_naming(context, part.text, until, begun)
-        if first is not None:
-            evidence.passages = [cut_at(first, until)]
-            evidence.sources[first.id] = ["overview"]
-            order.append(first.id)
+        found = person_passage(context, part.text, until, begun) if kind == PEOPLE else \
+            (passage_naming(context, part.text, until, begun), False)
+        if found[0] is not None:
+            passage, described = found
+            evidence.passages = [cut_at(passage, until)]
+            evidence.sources[passage.id] = ["overview"] + ([DESCRIPTION] if described else [])
+            order.append(passage.id)
         parts.append(evidence)
     return Retrieval(plan=plan, parts=parts, seconds=time.perf_counter() - started, order=list(dict.fromkeys(order)),
                      until=until, meaning_share=context.meaning_share, overview=kind, within=within)
+
+
+def person_passage(context, name: str, until: int | None, begun: list[int] | None) -> tuple[Node | None, bool]:
+    """The passage to quote for one of the main people (before `until`, in
+    the sections `begun`), and whether it says who they are: where the
+    telling first does, within a quarter of the book of their first
+    naming ("Kala was the youngest mate of a male called Tublat", not
+    "And then he spied Kala"), else that first naming."""
+    first = passage_naming(context, name, until, begun)
+    if first is None:
+        return None, False
+    end = min(first.start + len(context.book.text) // DESCRIBED_WITHIN,
+              len(context.book.text) if until is None else until)
+    span = context.where_described(name, first.start, end)
+    if span is None:
+        return first, False
+    allowed = None if begun is None else set(begun)
+    # Passages overlap: of those holding the words, the one with most text around them, so that it holds their
+    # sentence.
+    holding = [node for node in context.passages_overlapping(*span) if node.start <= span[0] and span[1] <= node.end
+               and (until is None or node.end <= until) and (allowed is None or node.section in allowed)]
+    described = max(holding, key=lambda node: min(span[0] - node.start, node.end - span[1]), default=None)
+    return (described, True) if described is not None else (first, False)
+
+
+def work_out_main_people(context) -> None:
+    """Find now the main people of the whole book and where each is told of, for the first asking."""
+    for name in context.main_people(None, None, PEOPLE_LISTED):
+        person_passage(context, name, None, None)
 
 
 def _saying_i(context, in_order: list[str]) -> list[str]:
