@@ -666,7 +666,8 @@ class AskPanel(QWidget):
 
     def _render(self, streaming: bool) -> None:
         result = self.result or {}
-        digest_html = _digest_html(result.get("digest", []), [p["text"] for p in result.get("parts", [])])
+        digest_html = _digest_html(result.get("digest", []), [p["text"] for p in result.get("parts", [])],
+                                   people=result.get("overview") == "people")
         if streaming:
             answer = _streaming_html(self._streamed, result.get("parts", []))  # rendered as Markdown once it ends
         else:
@@ -792,6 +793,12 @@ class AskPanel(QWidget):
         if url.scheme() == "starter":  # a question to start with, offered as the book opened
             if target.isdigit() and int(target) < len(self._starters) and self.cancel is None:
                 self.question.setText(self._starters[int(target)])
+                self.ask()
+            return
+        if url.scheme() == "who":  # one of the main people listed: who they are
+            parts = (self.result or {}).get("parts") or []
+            if target.isdigit() and int(target) < len(parts) and self.cancel is None:
+                self.question.setText(f"Who is {parts[int(target)]['text']}?")
                 self.ask()
             return
         if url.scheme() == "respell":  # "did you mean Scrooge?": asked again with the book's name
@@ -970,11 +977,13 @@ class AskPanel(QWidget):
             return f"{quoted_lines[0]['label']} (click to read it in the book)"
         if scheme == "earlier" and target.isdigit() and self._history_item(int(target)) is not None:
             return "Click to see its answer again"
+        if scheme == "who" and target.isdigit() and int(target) < len(parts := self.result.get("parts") or []):
+            return f"Click to ask who {parts[int(target)]['text']} is"
         return ""
 
     def follow_link(self, href: str) -> None:
-        """Follow a mark in the answer ("cite:ID", "quote:N", "earlier:HISTORY_ID", "respell:N" or "starter:N") as a
-        click would."""
+        """Follow a mark in the answer ("cite:ID", "quote:N", "earlier:HISTORY_ID", "respell:N", "starter:N" or
+        "who:N") as a click would."""
         self._link(QUrl(href))
 
 
@@ -1070,17 +1079,21 @@ def _streaming_html(streamed: str, parts: list[dict]) -> str:
     return "".join(pieces).replace("\n", "<br>")
 
 
-def _digest_html(lines: list[dict], parts: list[str]) -> str:
+def _digest_html(lines: list[dict], parts: list[str], people: bool = False) -> str:
     """The quoted sentences, each linked to itself (quote:N), so a click
     highlights that very sentence rather than its whole passage; sentences
-    that follow one another, one quotation linked to them all (quote:N-M)."""
+    that follow one another, one quotation linked to them all (quote:N-M).
+    For the book's main `people`, each name heads its lines as a link that
+    asks who they are (who:N)."""
     out = []
     runs = adjacent_runs(lines)
     for index, part in enumerate(parts):
         mine = [run for run in runs if lines[run[0]]["part"] == index]
         if not mine:
             continue
-        if len(parts) > 1:
+        if people:
+            out.append(f"<p><a href=\"who:{index}\"><i>{html.escape(part)}</i></a></p>")
+        elif len(parts) > 1:
             out.append(f"<p><i>{html.escape(part_heading(part))}</i></p>")
         items = "".join(
             f"<li>{html.escape(quoted(run_text(lines, run)))} <a href=\"quote:{_quote_target(run)}\">"

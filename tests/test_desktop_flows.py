@@ -1647,6 +1647,15 @@ def test_a_book_opened_offers_questions_to_start_with_and_a_click_asks_one(qtbot
     # Offered while nothing is shown only: an answer on screen is not covered by them.
     panel.show_starters(window.book.book_id, ["Who tells the story?"])
     assert "Questions to start with" not in panel.answer_view.toPlainText()
+    # The main characters: each name a link asking who they are.
+    people = _ask(qtbot, panel, "Who are the main characters?")
+    names = [part["text"] for part in people["parts"]]
+    assert people["overview"] == "people" and names
+    assert all(f'href="who:{index}"' in panel.answer_view.toHtml() for index in range(len(names)))
+    assert panel.link_preview("who:0") == f"Click to ask who {names[0]} is"
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as asked:
+        panel.follow_link("who:0")
+    assert asked.args[0]["question"] == f"Who is {names[0]}?" and asked.args[0]["digest"]
 
 
 def test_a_follow_up_question_is_taken_as_following_the_answer_shown(qtbot, fixtures):
