@@ -1888,7 +1888,7 @@ def test_how_someone_dies_is_where_the_book_last_names_them_beside_a_word_of_dea
 
 
 def test_whom_someone_marries_is_where_the_book_last_tells_their_wedding_naming_another(tmp_path):
-    from engine.answer.marriages import MARRIAGE, marriage_asked
+    from engine.answer.marriages import MARRIAGE, marriage_asked, tells_a_marriage
 
     answering = _three_chapters_with(
         tmp_path, "Molly the dairymaid laughed and said she would marry a lord one day, and Molly meant it.",
@@ -1901,6 +1901,11 @@ def test_whom_someone_marries_is_where_the_book_last_tells_their_wedding_naming_
         assert marriage_asked(asked, is_name) == "Molly", asked
     for not_asked in ("Why does Molly want to marry a lord?", "What happens to Molly?", "Who does Molly love?"):
         assert marriage_asked(not_asked, is_name) is None, not_asked
+    # Busy, or engaged for a dance, is not betrothed.
+    assert tells_a_marriage("When Molly and Jerry Barker wrote of their engagement, all rejoiced.", "Molly", is_name)
+    for busy in ("If Molly had not been otherwise engaged, Jerry Barker would have amused her.",
+                 "Molly was engaged in talk with Jerry Barker.", "Molly engaged herself to Jerry Barker till supper."):
+        assert not tells_a_marriage(busy, "Molly", is_name), busy
     # Its words ("marry") found her hopes and her scorn; the last line naming her beside a wedding, and
     # naming another, tells it.
     found = answering.retrieve("Who does Molly marry?", budget=4)

@@ -24,7 +24,10 @@ from .vocabulary import WORD, as_written, without_possessive
 MARRIAGE = "marriage"  # the sources' mark of the passage where the book last tells someone's marriage
 # Words of a wedding or an engagement that happened; "marry", "husband" and "wife" are as often hopes and
 # plans ("Henrietta might do worse than marry Charles Hayter") as what came to be.
-_MARRIED = re.compile(r"\b(?:married|engaged|engagement|wedding|wed|wedded|betrothed)\b", re.I)
+# "Engaged" in a task, a dance or a room is not betrothed: "If Jo had not been otherwise engaged", "engaged in
+# conversation", "she immediately engaged herself till supper".
+_MARRIED = re.compile(r"\b(?:married|(?<!otherwise\s)engaged(?!\s+(?:in|on|upon|with|for|herself|himself|themselves"
+                      r"|a|an|the|rooms?|lodgings)\b)|engagement|wedding|wed|wedded|betrothed)\b", re.I)
 # Where no sentence names someone so, one that names a husband or wife to be: "Miss Morstan has done me the
 # honor to accept me as a husband in prospective."
 _MARRYING = re.compile(r"\b(?:marry|marries|marrying|marriage|husband|wife|bride|bridegroom)\b", re.I)
