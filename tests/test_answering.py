@@ -1496,7 +1496,10 @@ def test_a_book_no_one_in_it_tells_is_said_to_be_told_in_the_third_person(stave_
                   key=lambda node: node.start)
     # LiteraryQA's wording had been searched ("narrative", "written"): lines holding "narrative" by chance.
     for question in ("Who is the narrator?", "Who tells the story?", "What is the point of view?",
-                     "What style of narrative is used in the story?", "What point of view is the book written in?"):
+                     "What style of narrative is used in the story?", "What point of view is the book written in?",
+                     # A book of stories asked about as such; and the person asked for ("stories" had been searched).
+                     "What point of view are the stories told in?", "In which person is it told?",
+                     "Which character is the narrator for the majority of the stories?"):
         told = stave_one.retrieve(question)
         assert told.overview == "third person" and [node.id for node in told.passages] == [opening.id], question
         assert stave_one.digest(told)[0].passage_id == opening.id
@@ -1537,6 +1540,20 @@ def test_the_contents_say_how_many_chapters_there_are_and_what_they_are_called(s
                            "Chapter 3: My Breaking In.")
     counted = session.retrieve("How many chapters are there in chapters 2 to 3?")
     assert counted.stated == "There are 2 chapters, from Chapter 2: The Hunt to Chapter 3: My Breaking In."
+
+
+def test_a_book_of_adventures_is_asked_how_many_stories_it_has(tmp_path):
+    from engine.answer.bookfacts import book_fact
+    from engine.importer import parse_book
+
+    tales = "".join(f"ADVENTURE {number}. THE {title}\n\n" + f"Holmes went to see the {title.lower()}. " * 40 + "\n\n"
+                    for number, title in (("I", "RED LEAGUE"), ("II", "BLUE CARBUNCLE"), ("III", "COPPER BEECHES")))
+    (tmp_path / "tales.txt").write_text(f"THE ADVENTURES\n\nby Nobody\n\n\n{tales}", encoding="utf-8")
+    book = parse_book(tmp_path / "tales.txt")
+    assert len(book.sections) == 3
+    for question in ("How many stories are in the book?", "How many tales are there?", "How many adventures are there?"):
+        kind, stated = book_fact(question, book, [])
+        assert kind == "contents" and stated.startswith("The Adventures has 3 adventures"), question
 
 
 def test_a_part_asked_about_in_a_book_not_in_parts_is_said_to_be_none():

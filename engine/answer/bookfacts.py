@@ -30,8 +30,9 @@ FACT_SOURCES = {BOOK_RECORD: "the book's record", CONTENTS: "the book's contents
 TITLE_PAGE_LABEL = "Title page"  # what a line quoting it is cited as: it is in no passage
 
 # What a book's sections and their containers are called, as a question may say it.
-_SECTION_NOUNS = {"chapter", "stave", "adventure", "letter", "section", "canto", "story", "episode", "part", "book",
-                  "volume", "epilogue", "prologue", "preface", "introduction", "foreword", "afterword", "postscript"}
+_SECTION_NOUNS = {"chapter", "stave", "adventure", "letter", "section", "canto", "story", "tale", "episode", "part",
+                  "book", "volume", "epilogue", "prologue", "preface", "introduction", "foreword", "afterword",
+                  "postscript"}
 _PLURALS = {"story": "stories"}
 _HOW_MANY = re.compile(r"\b(?:how\s+many|(?:the\s+)?number\s+of)\s+([a-z]+)\b", re.I)
 _CONTENTS = re.compile(r"\b(?:table\s+of\s+)?contents\b", re.I)
@@ -335,8 +336,13 @@ def _uses_in_text(book, title: str) -> int:
 def _nouns_of(book) -> set[str]:
     """What the book's sections and parts are called ("stave", "part"), and "chapter" and "section" always."""
     labels = [section.label for section in book.sections] + [part.label for part in book.parts]
-    return {"chapter", "section"} | {word.lower() for label in labels for word in re.findall(r"[A-Za-z]+", label)
-                                     if word.lower() in _SECTION_NOUNS}
+    nouns = {"chapter", "section"} | {word.lower() for label in labels for word in re.findall(r"[A-Za-z]+", label)
+                                      if word.lower() in _SECTION_NOUNS}
+    # A book of adventures is a book of stories: "How many stories are in the book?"
+    return nouns | _TALES if nouns & _TALES else nouns
+
+
+_TALES = {"story", "tale", "adventure", "episode"}
 
 
 def _noun_of(section) -> str:

@@ -37,6 +37,7 @@ from .retrieval import PartEvidence, Retrieval, cut_at, passage_naming
 
 # Words that name the book itself, or ask of it as a whole.
 _WHOLE_BOOK = {"book", "novel", "story", "tale", "whole", "entire", "overall", "general", "generally", "work",
+               "books", "novels", "stories", "tales", "works", "collection",  # a book of stories: "the stories"
                "author", "writer", "plot", "plots", "synopsis", "give", "quick", "narrator", "begin", "begins",
                "beginning", "start", "starts", "opening", "opens", "end", "ends", "ending", "ended", "finish",
                "finishes", "conclude", "concludes", "conclusion", "people", "persons", "cast", "list", "name", "names",
@@ -68,7 +69,8 @@ _PEOPLE = re.compile(r"\b(?:characters?|people|persons|cast|protagonists?|hero|h
 _WHEN = re.compile(r"^\W*when\b", re.I)
 _PLACES = re.compile(r"\b(?:set|setting|settings|take\s+place|takes\s+place|places|locations?)\b|^\W*where\b", re.I)
 _NARRATOR = re.compile(r"\bnarrat(?:or|ors|es|ed|ing|ion|ive)\b|\bwho\s+(?:tells|is\s+telling|told)\b"
-                       r"|\bpoint\s+of\s+view\b|\bperspective\b|\b(?:first|third)[-\s]person\b", re.I)
+                       r"|\bpoint\s+of\s+view\b|\bperspective\b|\b(?:first|third)[-\s]person\b"
+                       r"|\b(?:which|what)\s+person\b", re.I)  # "In which person is it told?"
 # "What just happened?", "What did I just read?", "Where was I?": the pages just before the reader's place.
 _JUST_READ = re.compile(
     r"^\W*(?:what\s+(?:has\s+)?just\s+happened|what\s+(?:did|have)\s+I\s+just\s+(?:read|been\s+reading)"
