@@ -1551,7 +1551,8 @@ def test_a_book_of_adventures_is_asked_how_many_stories_it_has(tmp_path):
     (tmp_path / "tales.txt").write_text(f"THE ADVENTURES\n\nby Nobody\n\n\n{tales}", encoding="utf-8")
     book = parse_book(tmp_path / "tales.txt")
     assert len(book.sections) == 3
-    for question in ("How many stories are in the book?", "How many tales are there?", "How many adventures are there?"):
+    for question in ("How many stories are in the book?", "How many tales are there?",
+                     "How many adventures are there?"):
         kind, stated = book_fact(question, book, [])
         assert kind == "contents" and stated.startswith("The Adventures has 3 adventures"), question
 
