@@ -25,9 +25,8 @@ _DESCRIBED_BY = (r"(?:a|an|the|one|his|her|my|our|their|its|this|that)"
 # After a name and a comma: not "that", "this" ("to be introduced to Captain Wentworth, that, perhaps, he might...",
 # "which convinced Anne, that instead of...": a clause, not what they are).
 _APPOSED_BY = _DESCRIBED_BY.replace("|its|this|that)", "|its)")
-# Right before a name: it is a woman's ("Mrs. Fezziwig"), not the one of that name without it.
-_A_WOMAN_S_TITLE = re.compile(rf"\b(?:{'|'.join(sorted(WOMEN_S_TITLES))})\.?\s+$", re.I)
-# The title right before a name: "Mr. Weston" is not the Mrs. Weston asked about.
+# The title right before a name: a woman's ("Mrs. Fezziwig") is not the one of that name asked without it;
+# "Mr. Weston" is not the Mrs. Weston asked about.
 _TITLE_BEFORE = re.compile(rf"\b({'|'.join(sorted(HONORIFIC_WORDS | WOMEN_S_TITLES))})\.?\s+$", re.I)
 # "If Fate made me a King, the least I could do...": a name after "a" is a word, not the one named; after "and",
 # the last of a list ("After many discussions with Meg and Jo, the pattern was chosen"); after "than", one
@@ -35,11 +34,11 @@ _TITLE_BEFORE = re.compile(rf"\b({'|'.join(sorted(HONORIFIC_WORDS | WOMEN_S_TITL
 _NOT_APPOSED_AFTER = re.compile(r"\b(?:a|an|and|than)\s+$", re.I)
 # The word right before a name, where it is capitalised: "Jane Porter" is not Professor Porter.
 _CAPITALISED_BEFORE = re.compile(r"\b([A-Z][\w'\u2019]*)\.?\s+$")
-# '"God bless us every one!" said Tiny Tim, the last of all': a speaker named, not described; nor one spoken
-# to ("I made a mistake, Kemp, a huge mistake").
 # "Old Sapt, a sneering smile on his face": what they wear on their face or in their hand, not what they are
 # ("Mrs. Fezziwig, one vast substantial smile" is what she is).
 _LOOKS_WORN = r"(?:smile|smiles|frown|grin|look|expression|face|hand|hands|eyes|tears|hat|pipe)\s+(?:on|in|upon)\b"
+# '"God bless us every one!" said Tiny Tim, the last of all': a speaker named, not described; nor one spoken
+# to ("I made a mistake, Kemp, a huge mistake").
 _SPOKEN = re.compile(rf"(?:\b(?:{'|'.join(sorted(SPEECH_VERBS))})\s+|,\s*)(?:[A-Z][\w'.-]*\s+)*$")
 
 

@@ -15,9 +15,9 @@ passages spread from first to last, or their first or last pages.
 "Who are the main characters?" is about the whole book too: its evidence is
 the people the book names most (people.py), each where the book says who
 they are, if it does within a quarter of the book of first naming them,
-else where it first names them, one part of the evidence each. So is "Who is the narrator?": where
-the telling says "I", or the opening of a book no one in it tells
-(narrator.py)."""
+else where it first names them, one part of the evidence each. So is "Who
+is the narrator?": where the telling says "I", or the opening of a book no
+one in it tells (narrator.py)."""
 
 from __future__ import annotations
 
@@ -76,10 +76,10 @@ _JUST_READ = re.compile(
     r"^\W*(?:what\s+(?:has\s+)?just\s+happened|what\s+(?:did|have)\s+I\s+just\s+(?:read|been\s+reading)"
     r"|(?:recap|summari[sz]e|sum\s+up)\s+(?:what\s+I\s+(?:have\s+)?just\s+read|the\s+last\s+(?:few\s+)?"
     r"(?:pages?|paragraphs?))|where\s+was\s+I|what\s+was\s+(?:I\s+reading|happening))\W*$", re.I)
-# The kinds of whole-book question, and what the evidence of each is, as an answer says it.
 # A main character's line is where the book says who they are, if it does within this share of it after first
 # naming them (1 / 4); else where it first names them.
 DESCRIBED_WITHIN = 4
+# The kinds of whole-book question, and what the evidence of each is, as an answer says it.
 OUTLINE, OPENING, ENDING, PEOPLE, PLACES, RECENT = "outline", "opening", "ending", "people", "places", "recent"
 # The passages just before the reader's place that "What just happened?" recalls.
 RECENT_PASSAGES = 2
@@ -245,9 +245,10 @@ def _each_where_first_named(plan: Plan, context, names: list[str], kind: str, un
 def person_passage(context, name: str, until: int | None, begun: list[int] | None) -> tuple[Node | None, bool]:
     """The passage to quote for one of the main people (before `until`, in
     the sections `begun`), and whether it says who they are: where the
-    telling first does, within a quarter of the book of their first
-    naming ("Kala was the youngest mate of a male called Tublat", not
-    "And then he spied Kala"), else that first naming."""
+    book first does, within a quarter of it from their first naming, in
+    its telling if it does there, else in dialogue ("Kala was the youngest
+    mate of a male called Tublat", not "And then he spied Kala"); else
+    that first naming."""
     first = passage_naming(context, name, until, begun)
     if first is None:
         return None, False
