@@ -1002,6 +1002,7 @@ def test_someone_named_in_full_later_is_introduced_where_the_book_first_names_th
 def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_path):
     from engine.answer.described import DESCRIPTION, describes, introduces_themself
     from engine.answer.looks import looked_at
+    from engine.answer.retrieval import INTRODUCTION
 
     # What the book says of them, not what they do or say, nor their name said or spoken to.
     for name, sentence in (
@@ -1064,6 +1065,16 @@ def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_
     # Not for other questions about him.
     assert all(DESCRIPTION not in sources for sources in
                jerry.retrieve("What does Jerry Barker give me?").parts[0].sources.values())
+    # The passage bringing someone in says who they are too: marked for both, and both lines quoted.
+    (tmp_path / "same").mkdir()
+    brought_in = "Tom Moss came into the meadow and stood by the gate."
+    told = "Tom Moss was a farrier's boy from the village, with a wide grin and big hands."
+    tom = _three_chapters_with(tmp_path / "same", f"{brought_in} {told}",
+                               ["Tom Moss trotted down the lane.", "Tom Moss ate his bread by the pond."])
+    found = tom.retrieve("Who is Tom Moss?")
+    [both] = [node for node in found.passages if told in node.text]
+    assert {INTRODUCTION, DESCRIPTION} <= set(found.parts[0].sources[both.id])
+    assert {brought_in, told} <= {line.text for line in tom.digest(found)}
     # Who tells their own name has just been described, no name given yet: that description is quoted too.
     assert introduces_themself("Merrylegs").search('He said, \u201cMy name is Merrylegs. I am very handsome\u201d')
     assert introduces_themself("Ghost of Christmas Past").search('"I am the Ghost of Christmas Past."')

@@ -180,7 +180,11 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
                            (_last_naming_entry, LAST_MENTION), (_meeting_entry, MEETING), (_death_entry, DEATH),
                            (_marriage_entry, MARRIAGE), (_first_told_entry, FIRST_TOLD), (_change_entry, CHANGE)):
         entry = entry_of(plan, context, until, searched)
-        if entry is not None:
+        if entry is not None and entry[0] in chosen:
+            # Picked already (the passage introducing Scrooge also says who he is): marked for this too, so the
+            # digest quotes its line for it.
+            parts[chosen[entry[0]]].sources[entry[0]].append(mark)
+        elif entry is not None:
             picks.take_turns([[entry]], min(budget, len(chosen) + 1), MAX_PER_SECTION, mark=mark)
     # A question about one scene: the passage holding its words best has a
     # reserved slot, first. Where the embedder misses that passage, the
