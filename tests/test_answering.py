@@ -1032,6 +1032,7 @@ def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_
             ("Mrs. Weston", "Mr. Weston was a native of Highbury."),
             ("John Ferrier", "There galloped Lucy Ferrier, her fair face flushed with the exercise."),
             ("Jo", "After many serious discussions with Meg and Jo, the pattern was chosen."),
+            ("Jane", "Clayton, with Jane, the professor and Esmeralda occupied Clayton's car."),
             ("King", "But if Fate made me a King, the least I could do was to play the part."),
             ("Arthur", "He is older than Arthur, a man of the world to his finger-tips."),
             ("Sapt", "Opposite me stood old Sapt, a sneering smile on his face."),
@@ -1041,21 +1042,20 @@ def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_
     for name, sentence in (("Harriet", "Harriet Smith was the natural daughter of somebody."),
                            ("Mr. Weston", "Mr. Weston was a native of Highbury."),
                            ("Mr. Philander", "He was followed by Samuel T. Philander, his secretary and assistant."),
-                           ("Francois", "Curly and he were turned over to a black-faced giant called Francois.")):
+                           ("Francois", "Curly and he were turned over to a black-faced giant called Francois."),
+                           ("Tarzan", "THIS IS THE HOUSE OF TARZAN, THE KILLER OF BEASTS AND MANY BLACK MEN.")):
         assert describes(name)(sentence), sentence
     # Said in dialogue, it is what someone says of them, often a figure of speech.
     spoken = "\u201cI\u2019m sure Aunt March is a regular Old Man of the Sea to me,\u201d said Jo."
     assert describes("Aunt March")(spoken) and not describes("Aunt March", in_telling=True)(spoken)
     assert describes("Aunt March", in_telling=True)("Jo happened to suit Aunt March, who was lame.")
-    # Named in the first chapter, called something in dialogue in the second, told of in the third, after lines
-    # where he only acts: the telling's line is the one that says who he is.
+    # Named in the first chapter, told of in the third, after lines where he only acts.
     jerry = _three_chapters_with(tmp_path, "Then Jerry Barker came into the meadow and stood by the gate.", [
         "Jerry Barker patted my neck and laughed, and Jerry Barker gave me an apple.",
         "Jerry Barker was a cab driver in London, with a wife and two little children.",
         "Jerry Barker led me out of the stable into the yard and looked at my feet.",
         "\u201cWhoa, whoa!\u201d said Jerry Barker, and Jerry Barker stroked my nose.",
-        "Jerry Barker sang as Jerry Barker brushed me; who but Jerry Barker would sing so?"],
-        in_the_second="\u201cJerry Barker is a regular old bear in the mornings,\u201d said James.")
+        "Jerry Barker sang as Jerry Barker brushed me; who but Jerry Barker would sing so?"])
     found = jerry.retrieve("Who is Jerry Barker?")
     [described] = [node for node in found.passages if DESCRIPTION in found.parts[0].sources[node.id]]
     assert described.section == 3 and "a cab driver" in described.text
@@ -1065,6 +1065,20 @@ def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_
     # Not for other questions about him.
     assert all(DESCRIPTION not in sources for sources in
                jerry.retrieve("What does Jerry Barker give me?").parts[0].sources.values())
+    # Called something in dialogue, then told of by the telling pages later in the same chapter: the telling's
+    # line; told of only in a later chapter, what was said stands.
+    spoken = "\u201cNed Price is a regular old bear in the mornings,\u201d said James."
+    told = "Ned Price was the head groom, a stout man of fifty with a red face."
+    filler = "\n\n".join(["The rain fell on the roofs of the stables all that week, and the yard was deep in mud. "
+                           "The horses stood in their stalls and the boys carried water and hay."] * 12)
+    for folder, second, third, expected in (("told", f"{spoken}\n\n{filler}\n\n{told}", "Ned Price whistled.", told),
+                                            ("said", f"{spoken}\n\n{filler}", told, spoken)):
+        (tmp_path / folder).mkdir()
+        ned = _three_chapters_with(tmp_path / folder, "Ned Price came into the yard.", [third], in_the_second=second)
+        found = ned.retrieve("Who is Ned Price?")
+        [marked] = [node for node in found.passages if DESCRIPTION in found.parts[0].sources[node.id]]
+        assert marked.section == 2 and expected in marked.text and (folder == "said" or spoken not in marked.text)
+        assert expected in [line.text for line in ned.digest(found)], folder
     # The passage bringing someone in says who they are too: marked for both, and both lines quoted.
     (tmp_path / "same").mkdir()
     brought_in = "Tom Moss came into the meadow and stood by the gate."

@@ -37,6 +37,8 @@ _CAPITALISED_BEFORE = re.compile(r"\b([A-Z][\w'\u2019]*)\.?\s+$")
 # "Old Sapt, a sneering smile on his face": what they wear on their face or in their hand, not what they are
 # ("Mrs. Fezziwig, one vast substantial smile" is what she is).
 _LOOKS_WORN = r"(?:smile|smiles|frown|grin|look|expression|face|hand|hands|eyes|tears|hat|pipe)\s+(?:on|in|upon)\b"
+# "Clayton, with Jane, the professor and Esmeralda occupied the car": a list of people, not what Jane is.
+_NOT_A_LIST = r"(?![^.;:!?]{0,30}?(?-i:\band\s+[A-Z]))"  # "AND MANY" of a line in capitals is no list
 # '"God bless us every one!" said Tiny Tim, the last of all': a speaker named, not described; nor one spoken
 # to ("I made a mistake, Kemp, a huge mistake").
 _SPOKEN = re.compile(rf"(?:\b(?:{'|'.join(sorted(SPEECH_VERBS))})\s+|,\s*)(?:[A-Z][\w'.-]*\s+)*$")
@@ -98,8 +100,8 @@ def _told(name: str, also: str | None) -> tuple[re.Pattern, re.Pattern]:
     words_of = [name.split()[-1]] + ([also] if also else [])
     named = rf"(?:{'|'.join(re.escape(word) for word in words_of)})\b"
     told = re.compile(
-        rf"\b(?P<apposed>{named}),\s+(?:{_APPOSED_BY}(?!(?:\s+\w+){{0,2}}\s+{_LOOKS_WORN})|who\s+(?:was|is)"
-        rf"(?!\s+(?:\w+ing|not)\b)|(?:he|she)\s+(?:was|bore|wore|had)\s+{_DESCRIBED_BY})\b"
+        rf"\b(?P<apposed>{named}),\s+(?:{_APPOSED_BY}(?!(?:\s+\w+){{0,2}}\s+{_LOOKS_WORN}){_NOT_A_LIST}"
+        rf"|who\s+(?:was|is)(?!\s+(?:\w+ing|not)\b)|(?:he|she)\s+(?:was|bore|wore|had)\s+{_DESCRIBED_BY})\b"
         rf"|\b(?P<subject>{named})(?:\s+(?-i:[A-Z][a-z'\u2019-]+))?\s+(?:was|is|had\s+been)"
         rf"(?:,[^,.;!?]{{1,40}},)?\s+{_DESCRIBED_BY}\b(?![^.;,!?]{{0,20}}\bself\b)"
         rf"|\b(?:name\b[^.;!?]{{0,30}}\b(?:was|is)|named|called)\s+(?:\w+\.?\s+)?\b(?P<called>{named})"

@@ -596,13 +596,20 @@ def _introduction(plan: Plan, context, until: int | None, searched):
 def _description_entry(plan: Plan, context, until: int | None, searched):
     """For a question asking who someone is, the first passage that says
     so ("Kala was the youngest mate of a male called Tublat", chapters
-    after she is first named; described.py), by the telling if it ever
-    says so, else in dialogue: (node id, section, sources); else None."""
+    after she is first named; described.py); where that is said in
+    dialogue and the telling says so in the same chapter, the telling's
+    ("Jo happened to suit Aunt March, who was lame", not Jo's "Aunt March
+    is a regular Old Man of the Sea to me"): (node id, section, sources);
+    else None."""
     name = asked_who(plan.question, context.writes_as_name)
     if name is None:
         return None
-    described = (passage_naming(context, name, until, searched, holding=describes(name, in_telling=True))
-                 or passage_naming(context, name, until, searched, holding=describes(name)))
+    described = passage_naming(context, name, until, searched, holding=describes(name))
+    if described is not None and not describes(name, in_telling=True)(described.text):
+        # Only in its chapter: a telling's line chapters later ("Stapleton was the cause of the interruption") says
+        # less than Dr. Mortimer's "Mr. Stapleton, the naturalist".
+        described = passage_naming(context, name, until, [described.section],
+                                   holding=describes(name, in_telling=True)) or described
     return (described.id, described.section, ["phrase"]) if described is not None else None
 
 
