@@ -1471,6 +1471,12 @@ def test_who_the_main_characters_are_is_answered_by_the_people_named_most(tmp_pa
     in_one = context.book.sections[0].end - 10
     early = answering.retrieve("Who are the characters so far?", at=in_one)
     assert "Louisa" not in [part.part.text for part in early.parts]
+    # Read up to just before what the telling says of Lady Russell: that line is not shown, nothing past the place is.
+    before_told = context.book.text.index("Lady Russell was a widow")
+    so_far = answering.retrieve("Who are the characters so far?", at=before_told)
+    lines = answering.digest(so_far)
+    assert "Lady Russell" in [part.part.text for part in so_far.parts]
+    assert all(line.end <= before_told for line in lines) and not any("widow" in line.text for line in lines)
     # Where it is set: the places it names most, alike (Lyme, named twice, too seldom to tell).
     assert main_places(context.book, context.rarity) == ["Bath", "Uppercross"]
     found = answering.retrieve("Where is the story set?")
