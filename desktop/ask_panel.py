@@ -41,7 +41,7 @@ from engine.answer.definitions import look_up_question
 from engine.answer.digest import adjacent_runs, quoted, run_text
 from engine.answer.followup import earlier_of, earlier_question, leans_on_earlier
 from engine.answer.named import asks_only_what_was_read
-from engine.answer.overview import RECENT, overview_evidence
+from engine.answer.overview import PEOPLE, RECENT, overview_evidence
 from engine.answer.related import RELATED_BUDGET, RELATED_QUESTION
 from engine.answer.selection import (focus_record, part_heading, sections_label, sections_named, shown_text,
                                      within_record)
@@ -667,7 +667,7 @@ class AskPanel(QWidget):
     def _render(self, streaming: bool) -> None:
         result = self.result or {}
         digest_html = _digest_html(result.get("digest", []), [p["text"] for p in result.get("parts", [])],
-                                   people=result.get("overview") == "people")
+                                   people=result.get("overview") == PEOPLE)
         if streaming:
             answer = _streaming_html(self._streamed, result.get("parts", []))  # rendered as Markdown once it ends
         else:
@@ -715,7 +715,8 @@ class AskPanel(QWidget):
         outline = None if within else overview_evidence(result.get("overview"))
         if page and outline:
             about = "what you have just read" if result.get("overview") == RECENT else "the whole book"
-            page = f"<p><i>A question about {about}: its evidence is {outline}.</i></p>" + page
+            ask_more = " Click a name to ask who they are." if result.get("overview") == PEOPLE else ""
+            page = f"<p><i>A question about {about}: its evidence is {outline}.{ask_more}</i></p>" + page
         named = result.get("named")
         if page and named:
             page = (f"<p><i>The question names {html.escape(named['short'])}: half the evidence comes from "

@@ -1652,6 +1652,7 @@ def test_a_book_opened_offers_questions_to_start_with_and_a_click_asks_one(qtbot
     names = [part["text"] for part in people["parts"]]
     assert people["overview"] == "people" and names
     assert all(f'href="who:{index}"' in panel.answer_view.toHtml() for index in range(len(names)))
+    assert "Click a name to ask who they are." in panel.answer_view.toPlainText()
     assert panel.link_preview("who:0") == f"Click to ask who {names[0]} is"
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as asked:
         panel.follow_link("who:0")
