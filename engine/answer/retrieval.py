@@ -183,7 +183,8 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
         if entry is not None and entry[0] in chosen:
             # Picked already (the passage introducing Scrooge also says who he is): marked for this too, so the
             # digest quotes its line for it.
-            parts[chosen[entry[0]]].sources[entry[0]].append(mark)
+            held = parts[chosen[entry[0]]].sources
+            held[entry[0]] = held[entry[0]] + [mark]  # a new list: the rankings' own are not changed
         elif entry is not None:
             picks.take_turns([[entry]], min(budget, len(chosen) + 1), MAX_PER_SECTION, mark=mark)
     # A question about one scene: the passage holding its words best has a
