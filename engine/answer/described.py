@@ -37,8 +37,9 @@ _CAPITALISED_BEFORE = re.compile(r"\b([A-Z][\w'\u2019]*)\.?\s+$")
 # "Old Sapt, a sneering smile on his face": what they wear on their face or in their hand, not what they are
 # ("Mrs. Fezziwig, one vast substantial smile" is what she is).
 _LOOKS_WORN = r"(?:smile|smiles|frown|grin|look|expression|face|hand|hands|eyes|tears|hat|pipe)\s+(?:on|in|upon)\b"
-# "Clayton, with Jane, the professor and Esmeralda occupied the car": a list of people, not what Jane is.
-_NOT_A_LIST = r"(?![^.;:!?]{0,30}?(?-i:\band\s+[A-Z]))"  # "AND MANY" of a line in capitals is no list
+# "Clayton, with Jane, the professor and Esmeralda occupied the car", "bowing to the King, the Queen, the royal
+# children": a list of people, not what Jane or the King is. ("AND MANY" of a line in capitals is no list.)
+_NOT_A_LIST = r"(?![^.;:!?]{0,30}?(?-i:\band\s+[A-Z])|[^.;:!?,]{0,30},\s+(?:the|a|an)\s)"
 # '"God bless us every one!" said Tiny Tim, the last of all': a speaker named, not described; nor one spoken
 # to ("I made a mistake, Kemp, a huge mistake").
 _SPOKEN = re.compile(rf"(?:\b(?:{'|'.join(sorted(SPEECH_VERBS))})\s+|,\s*)(?:[A-Z][\w'.-]*\s+)*$")
