@@ -1038,7 +1038,8 @@ def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_
             ("Arthur", "He is older than Arthur, a man of the world to his finger-tips."),
             ("Sapt", "Opposite me stood old Sapt, a sneering smile on his face."),
             ("Jo", "When Amy was asleep, she called Jo to her and began to bind up the hurt hands."),
-            ("Emma", "Emma, who was not really at all frightened herself, tranquillised them.")):
+            ("Emma", "Emma, who was not really at all frightened herself, tranquillised them."),
+            ("Buck", "Buck was the exception."), ("Stapleton", "Stapleton was the cause of the interruption.")):
         assert not describes(name)(sentence), sentence
     for name, sentence in (("Harriet", "Harriet Smith was the natural daughter of somebody."),
                            ("Mr. Weston", "Mr. Weston was a native of Highbury."),

@@ -19,9 +19,11 @@ from .planning import STOPWORDS
 
 DESCRIPTION = "description"  # the sources' mark of the passage that first says who someone is
 # What follows "was" or a comma where the book tells what someone is: "was a", "is the", ", his agent".
-# Not a distance or a time: "D'Arnot was a hundred yards in advance", "he was the first to move".
+# Not a distance or a time: "D'Arnot was a hundred yards in advance", "he was the first to move"; nor what
+# they were in a scene: "Buck was the exception", "Stapleton was the cause of the interruption".
 _DESCRIBED_BY = (r"(?:a|an|the|one|his|her|my|our|their|its|this|that)"
-                 r"(?!\s+(?:hundred|thousand|dozen|few|mile|yard|foot|moment|minute|while|first|last|next)\b)")
+                 r"(?!\s+(?:hundred|thousand|dozen|few|mile|yard|foot|moment|minute|while|first|last|next"
+                 r"|exception|cause|case|same|matter|reason|result)\b)")
 # After a name and a comma: not "that", "this" ("to be introduced to Captain Wentworth, that, perhaps, he might...",
 # "which convinced Anne, that instead of...": a clause, not what they are).
 _APPOSED_BY = _DESCRIBED_BY.replace("|its|this|that)", "|its)")
