@@ -1039,7 +1039,9 @@ def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_
             ("Sapt", "Opposite me stood old Sapt, a sneering smile on his face."),
             ("Jo", "When Amy was asleep, she called Jo to her and began to bind up the hurt hands."),
             ("Emma", "Emma, who was not really at all frightened herself, tranquillised them."),
-            ("Buck", "Buck was the exception."), ("Stapleton", "Stapleton was the cause of the interruption.")):
+            ("Buck", "Buck was the exception."), ("Stapleton", "Stapleton was the cause of the interruption."),
+            ("Alice", "Luckily for Alice, the little magic bottle had now had its full effect."),
+            ("Professor Porter", "And now, for Jane Porter, the reaction came, and she threw herself down.")):
         assert not describes(name)(sentence), sentence
     for name, sentence in (("Harriet", "Harriet Smith was the natural daughter of somebody."),
                            ("Mr. Weston", "Mr. Weston was a native of Highbury."),

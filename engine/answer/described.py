@@ -42,6 +42,9 @@ _LOOKS_WORN = r"(?:smile|smiles|frown|grin|look|expression|face|hand|hands|eyes|
 # "Clayton, with Jane, the professor and Esmeralda occupied the car", "bowing to the King, the Queen, the royal
 # children": a list of people, not what Jane or the King is. ("AND MANY" of a line in capitals is no list.)
 _NOT_A_LIST = r"(?![^.;:!?]{0,30}?(?-i:\band\s+[A-Z])|[^.;:!?,]{0,30},\s+(?:the|a|an)\s)"
+# "Luckily for Alice, the little magic bottle had now had its full effect", "for Jane Porter, the reaction came":
+# the words after the comma are a clause's subject, not what they are.
+_NOT_A_CLAUSE = r"(?![^.;:!?,]{0,40}?\s(?:had|has|was|were|is|are|would|could|should|will|did|came|went|seemed)\b)"
 # '"God bless us every one!" said Tiny Tim, the last of all': a speaker named, not described; nor one spoken
 # to ("I made a mistake, Kemp, a huge mistake").
 _SPOKEN = re.compile(rf"(?:\b(?:{'|'.join(sorted(SPEECH_VERBS))})\s+|,\s*)(?:[A-Z][\w'.-]*\s+)*$")
@@ -103,7 +106,8 @@ def _told(name: str, also: str | None) -> tuple[re.Pattern, re.Pattern]:
     words_of = [name.split()[-1]] + ([also] if also else [])
     named = rf"(?:{'|'.join(re.escape(word) for word in words_of)})\b"
     told = re.compile(
-        rf"\b(?P<apposed>{named}),\s+(?:{_APPOSED_BY}(?!(?:\s+\w+){{0,2}}\s+{_LOOKS_WORN}){_NOT_A_LIST}"
+        rf"\b(?P<apposed>{named}),\s+(?:{_APPOSED_BY}(?!(?:\s+\w+){{0,2}}\s+{_LOOKS_WORN})"
+        rf"{_NOT_A_LIST}{_NOT_A_CLAUSE}"
         rf"|who\s+(?:was|is)(?!\s+(?:\w+ing|not)\b)|(?:he|she)\s+(?:was|bore|wore|had)\s+{_DESCRIBED_BY})\b"
         rf"|\b(?P<subject>{named})(?:\s+(?-i:[A-Z][a-z'\u2019-]+))?\s+(?:was|is|had\s+been)"
         rf"(?:,[^,.;!?]{{1,40}},)?\s+{_DESCRIBED_BY}\b(?![^.;,!?]{{0,20}}\bself\b)"
