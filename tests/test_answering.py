@@ -1034,6 +1034,7 @@ def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_
             ("Jo", "After many serious discussions with Meg and Jo, the pattern was chosen."),
             ("Jane", "Clayton, with Jane, the professor and Esmeralda occupied Clayton's car."),
             ("King", "The gardeners began bowing to the King, the Queen, the royal children, and everybody else."),
+            ("Ginger", "The master rode on Ginger, the mistress on me, and the young ladies on Sir Oliver."),
             ("King", "But if Fate made me a King, the least I could do was to play the part."),
             ("Arthur", "He is older than Arthur, a man of the world to his finger-tips."),
             ("Sapt", "Opposite me stood old Sapt, a sneering smile on his face."),

@@ -40,8 +40,9 @@ _CAPITALISED_BEFORE = re.compile(r"\b([A-Z][\w'\u2019]*)\.?\s+$")
 # ("Mrs. Fezziwig, one vast substantial smile" is what she is).
 _LOOKS_WORN = r"(?:smile|smiles|frown|grin|look|expression|face|hand|hands|eyes|tears|hat|pipe)\s+(?:on|in|upon)\b"
 # "Clayton, with Jane, the professor and Esmeralda occupied the car", "bowing to the King, the Queen, the royal
-# children": a list of people, not what Jane or the King is. ("AND MANY" of a line in capitals is no list.)
-_NOT_A_LIST = r"(?![^.;:!?]{0,30}?(?-i:\band\s+[A-Z])|[^.;:!?,]{0,30},\s+(?:the|a|an)\s)"
+# children", "the master on Ginger, the mistress on me, and the young ladies on Sir Oliver": a list, not what Jane,
+# the King or Ginger is. ("AND MANY" of a line in capitals is no list.)
+_NOT_A_LIST = r"(?![^.;:!?]{0,30}?(?-i:\band\s+[A-Z])|[^.;:!?,]{0,30},\s+(?:and\s+)?(?:the|a|an)\s)"
 # "Luckily for Alice, the little magic bottle had now had its full effect", "for Jane Porter, the reaction came":
 # the words after the comma are a clause's subject, not what they are.
 _NOT_A_CLAUSE = r"(?![^.;:!?,]{0,40}?\s(?:had|has|was|were|is|are|would|could|should|will|did|came|went|seemed)\b)"
