@@ -34,7 +34,7 @@ _TITLE_BEFORE = re.compile(rf"\b({'|'.join(sorted(HONORIFIC_WORDS | WOMEN_S_TITL
 # the last of a list ("After many discussions with Meg and Jo, the pattern was chosen"); after "than", one
 # compared ("He is older than Arthur, a man of the world").
 _NOT_APPOSED_AFTER = re.compile(r"\b(?:a|an|and|than)\s+$", re.I)
-# The word right before a name, where it is capitalised: "Jane Porter" is not Professor Porter.
+# The word right before a name, where it is capitalised: "Lucy Ferrier" is not John Ferrier.
 _CAPITALISED_BEFORE = re.compile(r"\b([A-Z][\w'\u2019]*)\.?\s+$")
 # "Old Sapt, a sneering smile on his face": what they wear on their face or in their hand, not what they are
 # ("Mrs. Fezziwig, one vast substantial smile" is what she is).
