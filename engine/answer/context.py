@@ -162,11 +162,7 @@ class BookContext:
         (described.py), in its telling, else in dialogue; once per name and span."""
         key = (name, start, end)
         if key not in self._described:
-            # Said in dialogue only where the telling never says it there: "I'm sure Aunt March is a regular Old
-            # Man of the Sea to me" is what Jo calls her; a paper read out is dialogue too ("Sir Charles was a
-            # widower").
-            self._described[key] = (first_described(self.book.text, name, start, end)
-                                    or first_described(self.book.text, name, start, end, in_telling=False))
+            self._described[key] = first_described(self.book.text, name, start, end)
         return self._described[key]
 
     @cached_property

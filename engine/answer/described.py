@@ -71,11 +71,15 @@ def describes(name: str, also: str | None = None, in_telling: bool = False) -> C
     return _describing(name, also, in_telling).holds
 
 
-def first_described(text: str, name: str, start: int, end: int, in_telling: bool = True) -> tuple[int, int] | None:
+def first_described(text: str, name: str, start: int, end: int) -> tuple[int, int] | None:
     """Where `text`, between `start` and `end`, first says who someone is
-    (see `describes`), in its telling, not its dialogue, unless `in_telling`
-    is False: the span of the describing words; None where it does not."""
-    describing = _describing(name, None, in_telling)
+    (see `describes`) in its telling, else where it first does in its
+    dialogue ("I'm sure Aunt March is a regular Old Man of the Sea to me"
+    is what Jo calls her; a paper read out is dialogue too: "Sir Charles
+    was a widower"): the span of the describing words; None where it does
+    not. One pass for both."""
+    describing, telling = _describing(name, None, False), _describing(name, None, True)
+    said = None
     for named in describing.naming.finditer(text, start, end):
         # The pattern is read only around each naming ("named Jonathan Small" ends with it): scanning a quarter
         # of a book with it took 4-8 ms a name.
@@ -88,9 +92,13 @@ def first_described(text: str, name: str, start: int, end: int, in_telling: bool
         closing = text.find("\n\n", found.end(), end)
         paragraph = text[opening:end if closing < 0 else closing]
         for match in describing.told.finditer(paragraph):
-            if opening + match.start() >= found.start() and describing.passes(paragraph, match):
-                return opening + match.start(), opening + match.end()
-    return None
+            if opening + match.start() < found.start() or not describing.passes(paragraph, match):
+                continue
+            span = (opening + match.start(), opening + match.end())
+            if telling.told_there(paragraph, match):
+                return span
+            said = said or span
+    return said
 
 
 _AROUND = 60  # characters around a naming where its describing words stand
