@@ -792,21 +792,14 @@ class AskPanel(QWidget):
                 self.show_result(item.data(SPAN_ROLE), item.data(ASKED_ROLE))
             return
         if url.scheme() == "starter":  # a question to start with, offered as the book opened
-            if target.isdigit() and int(target) < len(self._starters) and self.cancel is None:
-                self.question.setText(self._starters[int(target)])
-                self.ask()
+            self._ask_listed(target, self._starters, str)
             return
         if url.scheme() == "who":  # one of the main people listed: who they are
-            parts = (self.result or {}).get("parts") or []
-            if target.isdigit() and int(target) < len(parts) and self.cancel is None:
-                self.question.setText(f"Who is {parts[int(target)]['text']}?")
-                self.ask()
+            self._ask_listed(target, (self.result or {}).get("parts") or [], lambda part: f"Who is {part['text']}?")
             return
         if url.scheme() == "respell":  # "did you mean Scrooge?": asked again with the book's name
-            absent = (self.result or {}).get("absent") or []
-            if target.isdigit() and int(target) < len(absent) and self.cancel is None:
-                self.question.setText(respelled(self.result.get("question") or self._asked, absent[int(target)]))
-                self.ask()
+            self._ask_listed(target, (self.result or {}).get("absent") or [],
+                             lambda name: respelled(self.result.get("question") or self._asked, name))
             return
         if self.result is None or url.scheme() not in ("cite", "quote"):
             return
@@ -821,6 +814,12 @@ class AskPanel(QWidget):
                 return
         if span:
             self.passageActivated.emit(*span)
+
+    def _ask_listed(self, target: str, items: list, question_of) -> None:
+        """Ask the question `question_of` makes of the item a link numbers (`target`), unless one is being answered."""
+        if target.isdigit() and int(target) < len(items) and self.cancel is None:
+            self.question.setText(question_of(items[int(target)]))
+            self.ask()
 
     def _history_item(self, entry_id: int) -> QListWidgetItem | None:
         for row in range(self.history.count()):
