@@ -1919,12 +1919,12 @@ def test_where_two_people_first_meet_is_the_first_passage_naming_both(tmp_path):
 
 
 def test_how_someone_dies_is_where_the_book_last_names_them_beside_a_word_of_death(tmp_path):
-    from engine.answer.deaths import DEATH, death_asked
+    from engine.answer.deaths import DEATH, death_asked, last_told_dead, tells_a_death
 
     answering = _three_chapters_with(
         tmp_path, "Old Jem the carter fed us every morning, and Jem found the robin lying dead under the hedge.",
-        ["In the spring old Jem died in his sleep, and they buried him by the church wall. The new carter was a young "
-         "man."], in_the_second="Jem grew thin that winter, and he coughed in the stable.")
+        ["In the spring old Jem died in his sleep, and Mr. Hale buried him by the church wall. The new carter was a "
+         "young man."], in_the_second="Jem grew thin that winter, and he coughed in the stable.")
     is_name = answering.context.writes_as_name
     for asked in ("How does Jem die?", "When did old Jem die?", "Does Jem die?", "Who killed Jem?", "Is Jem dead?",
                   "What was the cause of Jem's death?", "How was Jem killed?"):
@@ -1936,30 +1936,49 @@ def test_how_someone_dies_is_where_the_book_last_names_them_beside_a_word_of_dea
     told = [node for node in found.passages if DEATH in found.parts[0].sources[node.id]]
     assert len(told) == 1 and told[0].section == 3
     assert any(line.text.startswith("In the spring old Jem died in his sleep") for line in answering.digest(found))
+    # The sentence told goes on past "Mr.".
+    _, start, end = last_told_dead(answering.context, "Jem", None, None)
+    assert answering.context.book.text[start:end].strip() == (
+        "In the spring old Jem died in his sleep, and Mr. Hale buried him by the church wall.")
+    # A death told of another, or a charge of murder, is no telling of Jem's.
+    assert not tells_a_death("The carter Bill was tried for the murder of Jem at the assizes, and acquitted.", "Jem")
+    assert not tells_a_death("Bill was dead by the spring, and Jem wept for him.", "Jem")
+    assert tells_a_death("Then Bill killed Jem with a blow of the spade.", "Jem")
     # Up to a reading limit before it: the robin's line is the last one, and no more than that is claimed.
     early = answering.retrieve("How does Jem die?", budget=4, until=answering.context.book.sections[1].start)
     assert all(node.section == 1 for node in early.passages if DEATH in early.parts[0].sources[node.id])
 
 
 def test_whom_someone_marries_is_where_the_book_last_tells_their_wedding_naming_another(tmp_path):
-    from engine.answer.marriages import MARRIAGE, marriage_asked, tells_a_marriage
+    from engine.answer.marriages import MARRIAGE, marriage_asked, names_a_marriage_to_be, tells_a_marriage
 
     answering = _three_chapters_with(
         tmp_path, "Molly the dairymaid laughed and said she would marry a lord one day, and Molly meant it.",
         ["At Michaelmas Molly and Jerry Barker were married in the village church. The bells rang all day.",
          "Jerry Barker drove the cart to market on Tuesdays."],
-        in_the_second="Molly wept when the hounds passed, and Molly said a wedding was a foolish thing.")
-    is_name = answering.context.writes_as_name
+        in_the_second="Molly wept when the hounds passed, and Molly said a wedding was a foolish thing. In October "
+                      "the carts went to the fair at Bristol, and at Bristol Molly sold her cheeses.")
+    is_name, is_person = answering.context.writes_as_name, answering.context.names_a_person
     for asked in ("Who does Molly marry?", "Who did Molly marry?", "Whom does Molly marry?", "Who is Molly married to?",
                   "Who does Molly become engaged to?", "Who marries Molly?", "Does Molly get married?"):
         assert marriage_asked(asked, is_name) == "Molly", asked
     for not_asked in ("Why does Molly want to marry a lord?", "What happens to Molly?", "Who does Molly love?"):
         assert marriage_asked(not_asked, is_name) is None, not_asked
     # Busy, or engaged for a dance, is not betrothed.
-    assert tells_a_marriage("When Molly and Jerry Barker wrote of their engagement, all rejoiced.", "Molly", is_name)
+    assert tells_a_marriage("When Molly and Jerry Barker wrote of their engagement, all rejoiced.", "Molly", is_person)
     for busy in ("If Molly had not been otherwise engaged, Jerry Barker would have amused her.",
-                 "Molly was engaged in talk with Jerry Barker.", "Molly engaged herself to Jerry Barker till supper."):
-        assert not tells_a_marriage(busy, "Molly", is_name), busy
+                 "Molly was engaged in talk with Jerry Barker.", "Molly engaged herself to Jerry Barker till supper.",
+                 "Molly had engaged to be as merry as Jerry Barker.",
+                 "The cheeses engaged Molly, and Jerry Barker too."):
+        assert not tells_a_marriage(busy, "Molly", is_person), busy
+    # A wedding told of others, or naming only a month and a place beside her own, tells none of hers.
+    for not_hers in ("When Jerry Barker wrote of his engagement, the squire feared that Molly would weep.",
+                     "Five years after Molly's wedding, on a mellow October day, she went to the fair at Bristol."):
+        assert not tells_a_marriage(not_hers, "Molly", is_person), not_hers
+    assert is_person("Barker", titled=True) and not is_person("October") and not is_person("Bristol")
+    # Where nothing tells it, a line naming another beside a word of marrying: past "Mr." too.
+    assert names_a_marriage_to_be("Shall you care if Molly does marry Mr. Barker?", "Molly", is_person)
+    assert not names_a_marriage_to_be("Molly said a husband was a foolish thing.", "Molly", is_person)
     # Its words ("marry") found her hopes and her scorn; the last line naming her beside a wedding, and
     # naming another, tells it.
     found = answering.retrieve("Who does Molly marry?", budget=4)

@@ -24,7 +24,7 @@ from .described import first_described
 from .nearby import Telling
 from .named import ChapterTitles, sections_named_in
 from .narrator import told_in_first_person
-from .people import main_people
+from .people import DAYS, HONORIFIC_WORDS, MONTHS, NO_ONE, a_noun_or_a_place, main_people, mostly_a_place
 from .planning import capitalised_as_a_name
 from .vocabulary import Rarity, as_written
 
@@ -231,6 +231,17 @@ class BookContext:
                 found = bool(uses) and capitalised >= 0.9 * len(uses)
             self._written_as_names[name] = found
         return found
+
+    def names_a_person(self, word: str, titled: bool = False) -> bool:
+        """Whether a capitalised word names someone: the book writes it as a
+        name, and it is no title, people or day, nor, unless a title stands
+        before it ("Mrs. March"), a month, a place or a noun ("the Ghost")."""
+        folded = word.lower()
+        if folded in HONORIFIC_WORDS | NO_ONE | DAYS or not self.writes_as_name(word):
+            return False
+        if " " in word:  # a name of two words: "New York" is a place
+            return titled or not mostly_a_place(word, self.book.text)
+        return titled or not (folded in MONTHS or a_noun_or_a_place(word, self.book.text))
 
     def sections_begun(self, until: int | None) -> list[int | None] | None:
         """Sections that start before `until` (None: the front matter), to

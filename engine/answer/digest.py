@@ -35,7 +35,7 @@ from .deaths import DEATH, death_asked, tells_a_death
 from .described import DESCRIPTION, describes, introduces_themself
 from .expected import AGE, NAME, NUMBER, RELATION, TELLING_KINDS, asked_kin, expected_answer, holds_answer
 from .looks import LOOKS, looked_at
-from .marriages import MARRIAGE, marriage_asked, tells_a_marriage
+from .marriages import MARRIAGE, marriage_asked, names_a_marriage_to_be, tells_a_marriage
 from .meetings import MEETING, meeting_asked, names_both, names_the_one_met
 from .nearby import names_asked, near_names, other_names_written, tells_near
 from .narrator import SPEECH_VERBS, outside_dialogue, says_i
@@ -268,7 +268,8 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         wed = marriage_asked(part.text, context.writes_as_name)
         if wed:
             chosen = _with_a_line_from(chosen, scored, evidence, MARRIAGE, [
-                lambda sentence: tells_a_marriage(sentence, wed, context.writes_as_name),
+                lambda sentence: tells_a_marriage(sentence, wed, context.names_a_person),
+                lambda sentence: names_a_marriage_to_be(sentence, wed, context.names_a_person),
                 lambda sentence: as_written(wed).search(sentence) is not None], last=True)
         changed = change_asked(part.text, context.writes_as_name)
         if changed:
