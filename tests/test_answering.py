@@ -1048,8 +1048,17 @@ def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_
                            ("Mr. Weston", "Mr. Weston was a native of Highbury."),
                            ("Mr. Philander", "He was followed by Samuel T. Philander, his secretary and assistant."),
                            ("Francois", "Curly and he were turned over to a black-faced giant called Francois."),
-                           ("Tarzan", "THIS IS THE HOUSE OF TARZAN, THE KILLER OF BEASTS AND MANY BLACK MEN.")):
+                           ("Tarzan", "THIS IS THE HOUSE OF TARZAN, THE KILLER OF BEASTS AND MANY BLACK MEN."),
+                           # Kin or service before the name.
+                           ("Black Michael", "At last I was in presence of my brother, Black Michael."),
+                           ("Stangerson", "He travelled with his private secretary, Mr. Joseph Stangerson."),
+                           ("Mary", "Her own sister, Mary, had been at school while it all occurred.")):
         assert describes(name)(sentence), sentence
+    # Not "your": someone spoken to, greeted, or signing a letter.
+    for sentence in ("Had your father, Miss Morstan, refrained from it, he might be alive.",
+                     "“Your servant, Miss Morstan,” he kept repeating.",
+                     "But know that I am always your friend, Miss Morstan."):
+        assert not describes("Miss Morstan")(sentence), sentence
     # Said in dialogue, it is what someone says of them, often a figure of speech.
     spoken = "\u201cI\u2019m sure Aunt March is a regular Old Man of the Sea to me,\u201d said Jo."
     assert describes("Aunt March")(spoken) and not describes("Aunt March", in_telling=True)(spoken)

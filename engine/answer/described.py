@@ -46,6 +46,12 @@ _NOT_A_LIST = r"(?![^.;:!?]{0,30}?(?-i:\band\s+[A-Z])|[^.;:!?,]{0,30},\s+(?:and\
 # "Luckily for Alice, the little magic bottle had now had its full effect", "for Jane Porter, the reaction came":
 # the words after the comma are a clause's subject, not what they are.
 _NOT_A_CLAUSE = r"(?![^.;:!?,]{0,40}?\s(?:had|has|was|were|is|are|would|could|should|will|did|came|went|seemed)\b)"
+# Kin or service named before the name: "that sly knave, my brother, Black Michael", "his private secretary, Mr.
+# Joseph Stangerson"; not "your": one spoken to ("Had your father, Miss Morstan, refrained...", "Your servant, Miss
+# Morstan", a letter's "always your friend, JANE PORTER").
+_KIN_OR_SERVICE = (r"brother|sister|half-brother|half-sister|cousin|uncle|aunt|father|mother|son|daughter|wife|husband"
+                   r"|nephew|niece|grandfather|grandmother|godmother|godfather|guardian|ward|friend|servant|master"
+                   r"|mistress|secretary|valet|maid|butler|coachman|groom|partner|clerk|agent|landlady|landlord")
 # '"God bless us every one!" said Tiny Tim, the last of all': a speaker named, not described; nor one spoken
 # to ("I made a mistake, Kemp, a huge mistake").
 _SPOKEN = re.compile(rf"(?:\b(?:{'|'.join(sorted(SPEECH_VERBS))})\s+|,\s*)(?:[A-Z][\w'.-]*\s+)*$")
@@ -56,7 +62,8 @@ def describes(name: str, also: str | None = None, in_telling: bool = False) -> C
     last word, or `also`, the name the book brings them in by) before "was
     a", "is the", ", a", ", who was", ", he bore a" ("Hal was a youngster
     of nineteen or twenty"; "Mrs Clay was, in Lady Russell's estimate, a
-    very unequal..."; "Alas for Tiny Tim, he bore a little crutch"), or
+    very unequal..."; "Alas for Tiny Tim, he bore a little crutch"), after
+    kin or service ("my brother, Black Michael"), or
     after "name was", "named", "called" ("an Englishman
     named Jonathan Small", "The name of the coachman was John Manly"); not
     where they are a speaker named or someone spoken to, nor where a woman's
@@ -120,6 +127,8 @@ def _told(name: str, also: str | None) -> tuple[re.Pattern, re.Pattern]:
         rf"|who\s+(?:was|is)(?!\s+(?:\w+ing|not)\b)|(?:he|she)\s+(?:was|bore|wore|had)\s+{_DESCRIBED_BY})\b"
         rf"|\b(?P<subject>{named})(?:\s+(?-i:[A-Z][a-z'\u2019-]+))?\s+(?:was|is|had\s+been)"
         rf"(?:,[^,.;!?]{{1,40}},)?\s+{_DESCRIBED_BY}\b(?![^.;,!?]{{0,20}}\bself\b)"
+        rf"|\b(?:my|his|her|their|our)\s+(?:[\w'\u2019-]+\s+)?(?:{_KIN_OR_SERVICE}),\s+"
+        rf"(?:(?-i:[A-Z])[\w'\u2019.-]*\s+){{0,2}}(?P<kin>{named})(?!['\u2019]s\b)"
         rf"|\b(?:name\b[^.;!?]{{0,30}}\b(?:was|is)|named|called)\s+(?:\w+\.?\s+)?\b(?P<called>{named})"
         # Where the name ends the phrase: not "she called Jo to her".
         rf"(?=\s*(?:[.,;:!?)\"'\u201d\u2019]|$)|\s+(?:and|who|which|but)\b)", re.I)
@@ -141,7 +150,7 @@ class _Describing:
         self.in_telling = in_telling
 
     def of_them(self, sentence: str, found: re.Match) -> bool:
-        at = found.start(next(group for group in ("apposed", "subject", "called") if found.group(group)))
+        at = found.start(next(group for group in ("apposed", "subject", "kin", "called") if found.group(group)))
         if found.group("apposed") and _NOT_APPOSED_AFTER.search(sentence, max(0, at - 5), at):
             return False
         before = _TITLE_BEFORE.search(sentence, max(0, at - 12), at)
