@@ -2186,6 +2186,7 @@ def test_what_someone_is_like_is_answered_by_where_the_book_tells_their_characte
     from engine.answer.character import CHARACTER
     from engine.answer.expected import expected_answer
     from engine.answer.looks import LOOKS
+    from engine.answer.nearby import uses_of
 
     for asked in ("What is Scrooge like?", "What kind of person is Scrooge?", "What sort of man was Marley?",
                   "Describe Scrooge's character", "What is Scrooge's personality?", "What are Scrooge's traits?",
@@ -2204,6 +2205,12 @@ def test_what_someone_is_like_is_answered_by_where_the_book_tells_their_characte
     assert any(node.start <= told < node.end for node in telling)
     assert any("covetous, old sinner" in line.text or "solitary as an oyster" in line.text
                for line in stave_one.digest(found))
+    # A surname asked with a title is not the others of the family: "Mr Elliot" is not "Sir Walter Elliot".
+    family = ("Vanity was the end of Sir Walter Elliot's character. Lady Elliot had been an excellent woman. "
+              "Mr Elliot was without heart. Then Mr. William Elliot bowed.")
+    assert [use.start() for use in uses_of("Elliot", ["Mr Elliot", "Elliot"], family)] == [
+        family.index("Mr Elliot") + len("Mr "), family.index("Mr. William Elliot") + len("Mr. William ")]
+    assert len(list(uses_of("Elliot", ["Elliot"], family))) == 4  # asked without a title: all of them
     # Asked of no one ("What is the weather like?" reads as the kind): no such slots.
     weather = stave_one.retrieve("What is the weather like?")
     assert not any(CHARACTER.name in sources for sources in weather.parts[0].sources.values())

@@ -146,7 +146,7 @@ def passages_telling(telling: Telling, context, names: list[str], searched: list
     places, found_words = context.word_places(telling)  # found once a book: Anne is named 497 times in Persuasion
     uses = []  # (distinct words of the kind near it, start, end) of each use of a name they gather near
     for name in names:
-        for named in as_written(name).finditer(text, 0, end):
+        for named in uses_of(name, names, text, end):
             after = min(end, named.end() + _AFTER)
             words = len(set(found_words[bisect_left(places, named.start() - _BEFORE):bisect_left(places, after)]))
             if words >= telling.in_a_passage:
@@ -175,13 +175,34 @@ def near_names(context, names: list[str]) -> list[tuple[int, int]]:
     text = context.book.text
     stretches = []
     for name in names:
-        for named in as_written(name).finditer(text):
+        for named in uses_of(name, names, text):
             ends = [found.start() for found in _PARAGRAPH_BREAK.finditer(text, named.end(), named.end() + _AFTER)]
             stop = ends[1] if len(ends) > 1 else named.end() + _AFTER
             if ends and ends[0] - named.end() > _AFTER // 2:  # a long paragraph of its own: to its end
                 stop = ends[0]
             stretches.append((named.start(), stop))
     return sorted(stretches)
+
+
+def uses_of(name: str, names: list[str], text: str, end: int | None = None):
+    """The uses of one of the names asked about, as written, up to `end`;
+    of a surname asked with a title ("Mr Elliot"), not where another title
+    stands before it: "Sir Walter Elliot", "Lady Elliot", "Miss Elliot"
+    are others of the family."""
+    titles = {full.split()[0].lower().rstrip(".") for full in names
+              if len(full.split()) > 1 and full.split()[-1] == name and full.split()[0].lower().rstrip(".") in
+              HONORIFIC_WORDS}
+    for named in as_written(name).finditer(text, 0, len(text) if end is None else end):
+        if titles:
+            before = _TITLED_BEFORE.search(text, max(0, named.start() - _TITLE_REACH), named.start())
+            if before is not None and before.group(1).lower() not in titles:
+                continue
+        yield named
+
+
+_TITLED_BEFORE = re.compile(rf"\b({'|'.join(sorted(HONORIFIC_WORDS))})\.?\s+(?:(?-i:[A-Z])[\w'\u2019-]*\.?\s+){{0,2}}$",
+                            re.I)
+_TITLE_REACH = 40
 
 
 def tells_near(telling: Telling, sentence: str, start: int, end: int, stretches: list[tuple[int, int]]) -> bool:
