@@ -1927,6 +1927,22 @@ def test_where_two_people_first_meet_is_the_first_passage_naming_both(tmp_path):
     assert not any(MEETING in sources for sources in early.parts[0].sources.values())
 
 
+def test_where_the_one_telling_the_book_meets_someone_is_where_the_telling_first_names_them(tmp_path):
+    from engine.answer.meetings import MEETING
+
+    # Told by Jet, whose name the telling never writes (it says "I"): only those speaking to him do.
+    answering = _three_chapters_with(
+        tmp_path, "\u201cCome here, Jet,\u201d said the master. \u201cGood boy, Jet.\u201d I went to him.",
+        ["\u201cWhoa, Jet,\u201d said Jerry Barker, and Jerry Barker gave me an apple."],
+        in_the_second="Then Jerry Barker came into the meadow, and Jerry Barker looked at my feet.")
+    for asked in ("When does Jet first meet Jerry Barker?", "When does Jerry Barker meet Jet?"):
+        found = answering.retrieve(asked, budget=4)
+        meeting = [node for node in found.passages if MEETING in found.parts[0].sources[node.id]]
+        # Not the first passage naming both (the third chapter's): where the telling first names Jerry.
+        assert len(meeting) == 1 and meeting[0].section == 2, asked
+        assert any(line.text.startswith("Then Jerry Barker came into the meadow") for line in answering.digest(found))
+
+
 def test_how_someone_dies_is_where_the_book_last_names_them_beside_a_word_of_death(tmp_path):
     from engine.answer.deaths import DEATH, death_asked, last_told_dead, tells_a_death
 

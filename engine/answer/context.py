@@ -23,14 +23,14 @@ from .ages import age_phrases
 from .described import first_described
 from .nearby import Telling
 from .named import ChapterTitles, sections_named_in
-from .narrator import told_in_first_person
+from .narrator import outside_dialogue, told_in_first_person
 from .people import DAYS, HONORIFIC_WORDS, MONTHS, NO_ONE, a_noun_or_a_place, main_people, mostly_a_place
 from .planning import capitalised_as_a_name
 from .vocabulary import Rarity, as_written
 
 
 # What a context works out from the book's text alone, once (cached properties), kept across index generations.
-_FROM_THE_TEXT = ("chapter_titles", "told_in_first_person", "age_phrases")
+_FROM_THE_TEXT = ("chapter_titles", "told_in_first_person", "age_phrases", "telling_spans")
 
 
 @dataclass
@@ -169,6 +169,12 @@ class BookContext:
     def told_in_first_person(self) -> bool:
         """Whether one of the book's people tells it (narrator.py); worked out once, when first asked."""
         return told_in_first_person("\n\n".join(self.book.text[s.body_start:s.end] for s in self.book.sections))
+
+    @cached_property
+    def telling_spans(self) -> list[tuple[int, int]]:
+        """The spans of the text that are telling, not dialogue (narrator.py), in order; found once, when first
+        asked."""
+        return outside_dialogue(self.book.text)
 
     @cached_property
     def age_phrases(self) -> list[tuple[int, int]]:

@@ -36,7 +36,7 @@ from .described import DESCRIPTION, describes, introduces_themself
 from .expected import AGE, NAME, NUMBER, RELATION, TELLING_KINDS, asked_kin, expected_answer, holds_answer
 from .looks import LOOKS, looked_at
 from .marriages import MARRIAGE, marriage_asked, names_a_marriage_to_be, tells_a_marriage
-from .meetings import MEETING, meeting_asked, names_both, names_the_one_met
+from .meetings import MEETING, meeting_asked, names_both, names_the_one_met, narrator_first, told_not_said
 from .nearby import names_asked, near_names, other_names_written, tells_near
 from .narrator import SPEECH_VERBS, outside_dialogue, says_i
 from .overview import FIRST_PERSON, PEOPLE, PLACES, RECENT, THIRD_PERSON, asks_one_sentence
@@ -259,8 +259,12 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                                        last=True)
         met = meeting_asked(part.text, context.writes_as_name)
         if met:
+            met, told_by_one = narrator_first(context, met)
+            # Told by one of them: the telling's line naming the other ("Miss Morstan entered the room").
             chosen = _with_a_line_from(chosen, scored, evidence, MEETING, [
-                lambda sentence: names_both(sentence, met), lambda sentence: names_the_one_met(sentence, met)])
+                lambda sentence: names_both(sentence, met),
+                lambda sentence: told_by_one and told_not_said(sentence) and names_the_one_met(sentence, met),
+                lambda sentence: names_the_one_met(sentence, met)])
         dead = death_asked(part.text, context.writes_as_name)
         if dead:
             chosen = _with_a_line_from(chosen, scored, evidence, DEATH,

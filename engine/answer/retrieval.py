@@ -36,7 +36,7 @@ from .described import DESCRIPTION, describes
 from .expected import TELLINGS
 from .followup import unglossed
 from .marriages import MARRIAGE, last_told_married, marriage_asked
-from .meetings import MEETING, by_surname, meeting_asked
+from .meetings import MEETING, by_surname, first_told_naming, meeting_asked, narrator_first
 from .nearby import names_asked, other_names_written, passages_telling
 from .people import HONORIFIC_WORDS, a_noun_or_a_place
 from .planning import (LOCAL, STOPWORDS, Plan, PlanPart, capitalised_as_a_name, content_words,
@@ -630,8 +630,18 @@ def _meeting_entry(plan: Plan, context, until: int | None, searched):
     """For a question asking where two people first meet, the first passage
     naming both (meetings.py): (node id, section, sources); else None."""
     names = meeting_asked(plan.question, context.writes_as_name)
-    together = passage_naming(context, by_surname(names[0]), until, searched,
-                              also=by_surname(names[1])) if names else None
+    if not names:
+        return None
+    (_, met), told_by_one = narrator_first(context, names)
+    if told_by_one:
+        # The telling says "I", not the narrator's name: where it first names the other.
+        at = first_told_naming(context, by_surname(met))
+        node = next((node for node in context.passages_overlapping(at, at + 1)
+                     if (until is None or (node.end or 0) <= until)
+                     and (searched is None or context.section_of.get(node.id) in searched)), None) \
+            if at is not None else None
+        return (node.id, node.section, ["phrase"]) if node is not None else None
+    together = passage_naming(context, by_surname(names[0]), until, searched, also=by_surname(names[1]))
     return (together.id, together.section, ["phrase"]) if together is not None else None
 
 

@@ -115,6 +115,7 @@ class AnswerSession:
             context.word_places(telling)
         # Cached properties: reading one works it out.
         context.age_phrases
+        context.telling_spans  # where the telling is, not dialogue: who tells the book, and whom they meet
         context.chapter_titles  # what names a chapter: every question is read for one
         context.rarity.lower_by_stem
         capitalised_words(context.book.text)
