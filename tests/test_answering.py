@@ -2193,6 +2193,12 @@ def test_what_someone_looks_like_is_answered_by_where_the_book_describes_them(st
     lines = stave_one.digest(found)
     assert any("froze his old features" in line.text or "frosty rime" in line.text for line in lines[:2])
     assert not any("looked" in line.text.lower() for line in lines[:1])
+    # A name of several words whose last is no name alone is asked about whole, not as "Ghost" and "Christmas".
+    from types import SimpleNamespace
+
+    from engine.answer.nearby import names_asked
+    written = SimpleNamespace(writes_as_name=lambda name: name in {"Ghost of Christmas Past", "Ghost", "Christmas"})
+    assert names_asked("Describe the Ghost of Christmas Past", written) == ["Ghost of Christmas Past"]
     # Asked of no one: no such slots, the digest as for any question.
     plot = stave_one.retrieve("Describe the plot")
     assert not any("looks" in sources for sources in plot.parts[0].sources.values())

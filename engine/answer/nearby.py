@@ -98,7 +98,10 @@ def names_asked(question: str, context) -> list[str]:
     with the surname alone where the book writes that as a name ("Dr
     Mortimer" is also "Dr. James Mortimer", "Sherlock Holmes" mostly
     "Holmes"; "the Ghost of Christmas Past" is not "Past")."""
-    names = [name for name in subjects_of(question) if context.writes_as_name(name.split()[-1])]
+    # A name of several words whose last is no name alone: "the Ghost of Christmas Past" (it had been read as
+    # "Ghost" and "Christmas", and found Marley's ghost).
+    names = [name for name in subjects_of(question)
+             if context.writes_as_name(name.split()[-1]) or (" " in name and context.writes_as_name(name))]
     names = names or [word for word in content_words(question) if context.writes_as_name(word)]
     surnames = [name.split()[-1] for name in names if len(name.split()) > 1 and (
         name.split()[0].lower().rstrip(".") in HONORIFIC_WORDS or name.split()[-2][:1].isupper())]
