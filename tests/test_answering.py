@@ -1985,7 +1985,8 @@ def test_whom_someone_marries_is_where_the_book_last_tells_their_wedding_naming_
                       "the carts went to the fair at Bristol, and at Bristol Molly sold her cheeses.")
     is_name, is_person = answering.context.writes_as_name, answering.context.names_a_person
     for asked in ("Who does Molly marry?", "Who did Molly marry?", "Whom does Molly marry?", "Who is Molly married to?",
-                  "Who does Molly become engaged to?", "Who marries Molly?", "Does Molly get married?"):
+                  "Who does Molly become engaged to?", "Who marries Molly?", "Does Molly get married?",
+                  "Who is Molly's husband?", "Who was Molly\u2019s future husband?"):
         assert marriage_asked(asked, is_name) == "Molly", asked
     for not_asked in ("Why does Molly want to marry a lord?", "What happens to Molly?", "Who does Molly love?"):
         assert marriage_asked(not_asked, is_name) is None, not_asked
@@ -1996,9 +1997,11 @@ def test_whom_someone_marries_is_where_the_book_last_tells_their_wedding_naming_
                  "Molly had engaged to be as merry as Jerry Barker.",
                  "The cheeses engaged Molly, and Jerry Barker too."):
         assert not tells_a_marriage(busy, "Molly", is_person), busy
-    # A wedding told of others, or naming only a month and a place beside her own, tells none of hers.
+    # A wedding told of others, or naming only a month and a place beside her own, or wished, tells none of hers.
     for not_hers in ("When Jerry Barker wrote of his engagement, the squire feared that Molly would weep.",
-                     "Five years after Molly's wedding, on a mellow October day, she went to the fair at Bristol."):
+                     "Five years after Molly's wedding, on a mellow October day, she went to the fair at Bristol.",
+                     "Jerry Barker was telling Molly the history of his sister's engagement.",
+                     "We do so wish that Molly had married Jerry Barker instead."):
         assert not tells_a_marriage(not_hers, "Molly", is_person), not_hers
     assert is_person("Barker", titled=True) and not is_person("October") and not is_person("Bristol")
     # Where nothing tells it, a line naming another beside a word of marrying: past "Mr." too.

@@ -42,12 +42,21 @@ _MARRIED = re.compile(r"\b(?:married|(?<!otherwise\s)(?<!\bso\s)(?<!\btoo\s)(?<!
 # Where no sentence names someone so, one that names a husband or wife to be: "Miss Morstan has done me the
 # honor to accept me as a husband in prospective."
 _MARRYING = re.compile(r"\b(?:marry|marries|marrying|marriage|husband|wife|bride|bridegroom)\b", re.I)
+# What was wished or might have been, not what came to be.
+_WISHED = re.compile(r"\b(?:wish|wished|wishes|wishing|instead|if\s+only|would\s+have|might\s+have|should\s+have"
+                     r"|could\s+have)\b", re.I)
+# A wedding someone's own: "her eldest daughter's engagement" is the daughter's.
+_POSSESSIVE_BEFORE = re.compile(r"\b[\w-]+['\u2019]s\b")
+_OWNER_REACH = 25  # characters before a word of a wedding where its owner is named
 _ASKS = re.compile(
     r"^\W*(?:who|whom)\s+(?:does|did|will|do)\s+(?P<who>.+?)\s+(?:marry|wed|end\s+up\s+marrying"
     r"|get\s+(?:married|engaged)\s+to|become\s+engaged\s+to)\W*$"
     r"|^\W*(?:who|whom)\s+(?:is|was)\s+(?P<who2>.+?)\s+(?:married|engaged)\s+to\W*$"
     r"|^\W*who\s+(?:marries|married|weds)\s+(?P<who3>.+?)\W*$"
-    r"|^\W*(?:does|did)\s+(?P<who4>.+?)\s+(?:get\s+married|marry)(?:\s+in\s+the\s+end)?\W*$", re.I)
+    r"|^\W*(?:does|did)\s+(?P<who4>.+?)\s+(?:get\s+married|marry)(?:\s+in\s+the\s+end)?\W*$"
+    # "Who is Jo's husband?": the kin word alone found lines of any husband's arm.
+    r"|^\W*who\s+(?:is|was|becomes)\s+(?P<who5>.+?)['\u2019]s?\s+(?:future\s+)?(?:husband|wife|spouse|fianc[e\u00e9]e?"
+    r"|betrothed|bride|bridegroom)\W*$", re.I)
 
 
 def marriage_asked(question: str, is_name) -> str | None:
@@ -70,8 +79,16 @@ def last_told_married(context, name: str, until: int | None, searched) -> tuple[
 
 
 def tells_a_marriage(sentence: str, name: str, is_person) -> bool:
-    """Whether a line names someone beside a word of a wedding or an engagement, and another person too."""
-    return named_near(sentence, name, _spans(_MARRIED, sentence)) and names_another_person(sentence, name, is_person)
+    """Whether a line names someone beside a word of a wedding or an engagement, and another person too; not
+    a wish ("We do so wish that Charles had married Anne instead"), nor another's wedding named beside them
+    ("Mrs Musgrove was giving Mrs Croft the history of her eldest daughter's engagement")."""
+    if _WISHED.search(sentence):
+        return False
+    own = {word.lower() for word in WORD.findall(name)}
+    spans = [(start, end) for start, end in _spans(_MARRIED, sentence)
+             if not any(without_possessive(word).lower() not in own
+                        for word in _POSSESSIVE_BEFORE.findall(sentence, max(0, start - _OWNER_REACH), start))]
+    return named_near(sentence, name, spans) and names_another_person(sentence, name, is_person)
 
 
 def names_a_marriage_to_be(sentence: str, name: str, is_person) -> bool:
