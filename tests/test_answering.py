@@ -2215,7 +2215,7 @@ def test_what_someone_is_like_is_answered_by_where_the_book_tells_their_characte
 
     for asked in ("What is Scrooge like?", "What kind of person is Scrooge?", "What sort of man was Marley?",
                   "Describe Scrooge's character", "What is Scrooge's personality?", "What are Scrooge's traits?",
-                  "How would you describe Scrooge's temperament?", "What kind of horse is Ginger?"):
+                  "How would you describe Scrooge's temperament?", "What sort of fellow is Scrooge?"):
         assert expected_answer(asked) == CHARACTER.name, asked
     # His looks are asked as before; a scene, or what a thing is like, is searched as other questions are.
     assert expected_answer("Describe Scrooge") == expected_answer("What does Scrooge look like?") == LOOKS.name
@@ -2239,6 +2239,30 @@ def test_what_someone_is_like_is_answered_by_where_the_book_tells_their_characte
     # Asked of no one ("What is the weather like?" reads as the kind): no such slots.
     weather = stave_one.retrieve("What is the weather like?")
     assert not any(CHARACTER.name in sources for sources in weather.parts[0].sources.values())
+
+
+def test_what_kind_of_animal_someone_is_is_where_the_book_tells_their_breed(tmp_path):
+    from engine.answer.breeds import BREED
+    from engine.answer.character import CHARACTER
+    from engine.answer.expected import expected_answer
+
+    for asked in ("What breed is Rover?", "What kind of dog is Rover?", "What breed of dog was Rover?",
+                  "What is Rover's breed?", "What kind of horse is Ginger?"):
+        assert expected_answer(asked) == BREED.name, asked
+    for not_asked in ("What kind of person is Beth?", "What kind of man is Mr Elliot?"):
+        assert expected_answer(not_asked) == CHARACTER.name, not_asked
+    answering = _three_chapters_with(
+        tmp_path, "Rover's father was a great collie, and his mother a Scotch shepherd dog from the hills.",
+        ["The strange dog, no matter what the breed, soon learned to fear Rover.",
+         "Rover ran to the gate and barked at the dog of the kind carter."],
+        in_the_second="Rover chased the hare with the other dogs.")
+    # Its words ("dog", "breed", "kind") found lines of any dog; the passage where words of breed gather near the
+    # name has a slot, and its line is quoted first.
+    found = answering.retrieve("What kind of dog is Rover?", budget=4)
+    told = [node for node in found.passages if BREED.name in found.parts[0].sources[node.id]]
+    assert told and told[0].section == 1
+    lines = answering.digest(found)
+    assert lines[0].text == "Rover's father was a great collie, and his mother a Scotch shepherd dog from the hills."
 
 
 def test_someone_asked_about_by_a_short_name_is_told_where_the_book_gives_the_full_one(tmp_path):

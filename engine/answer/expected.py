@@ -14,6 +14,7 @@ import re
 from .ages import AGE_PHRASE, asks_age
 from .character import CHARACTER
 from .followup import unglossed
+from .breeds import BREED
 from .homes import HOME
 from .looks import LOOKS
 from .meanings import MEANING
@@ -28,7 +29,7 @@ _NOT_AN_ANSWER = HONORIFIC_WORDS | DAYS_AND_MONTHS | {"god", "heaven"}
 NAME, NUMBER, AGE, RELATION = "name", "number", "age", "relation"
 # Kinds told by words gathered near a name (nearby.py), by the kind's name: what someone looks like, what
 # they do for a living, where they live, what a name means, what they are like.
-TELLINGS = (LOOKS, OCCUPATION, HOME, MEANING, CHARACTER)
+TELLINGS = (LOOKS, OCCUPATION, HOME, MEANING, BREED, CHARACTER)  # a breed before character: slots of a section
 TELLING_KINDS = {telling.name: telling for telling in TELLINGS}
 
 # "Who...", "Whose...", "What is the name of...", "Which dog...": someone (or
@@ -78,11 +79,13 @@ _WITHIN = re.compile(rf"(?<=[{LETTER},;:]\s)([{LETTER}][{LETTER}'\u2019\-]+)")
 
 def expected_answer(question: str) -> str | None:
     """NAME, NUMBER, AGE, RELATION, a telling's name (TELLINGS: "looks",
-    "occupation", "home", "meaning", "character"), or None where the wording
+    "occupation", "home", "meaning", "character", "breed"), or None where the wording
     does not say ("Why...?", "How does...?")."""
     question = unglossed(question)  # a follow-up as if asked plainly: "Who is his (Holmes) brother?"
     if asks_age(question):  # "How old...?": an age as novels tell it ("at nineteen"), not any number
         return AGE
+    if BREED.asked(question):  # "What breed is Buck?", "What kind of dog is Buck?": words of breed by the name
+        return BREED.name
     if CHARACTER.asked(question):  # "What is Scrooge like?", "Describe Jo's character": words of temper and conduct
         return CHARACTER.name
     if LOOKS.asked(question):  # "What does Stapleton look like?": words of looks ("clean-shaven, prim-faced")

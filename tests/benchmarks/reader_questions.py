@@ -3,7 +3,7 @@
 kinds the engine answers by kind (who someone is and what they are, looks,
 callings, homes, meanings of names and of words, names in full, kin, who said a line,
 counts, first and last lines, first meetings, how someone dies, whom
-someone marries, how someone changes, what someone is like), some as typed in a hurry
+someone marries, how someone changes, what someone is like, what kind of animal), some as typed in a hurry
 ("whats stapletons job"), each with what its answer must quote.
 
     CHAPTERHOUSE_HOME=DIR python tests/benchmarks/reader_questions.py [--misses]
@@ -206,6 +206,11 @@ PROBES = [
     ("a-christmas-carol", "how someone changes (held out)", "How is Scrooge different at the end of the book?",
      r"as good a friend|alteration in him"),
     ("persuasion", "how someone changes (held out)", "How has Captain Wentworth changed?", r"no longer nobody"),
+    # What kind of animal someone is (breeds.py): the first two written while building it, from LiteraryQA's
+    # "What kind of dog is Buck?".
+    ("the-call-of-the-wild", "breeds", "What breed is Buck?", r"St\. Bernard|shepherd dog"),
+    ("the-call-of-the-wild", "breeds", "What kind of dog is Buck?", r"St\. Bernard|shepherd dog"),
+    ("black-beauty", "breeds", "What kind of horse is Ginger?", r"carriage horse breed|racing blood"),
 ]
 
 
