@@ -95,7 +95,8 @@ def _shares(context, name: str) -> tuple[float, float]:
     starts = [start for start, _ in spans]
     text = context.book.text
     uses = told = spoken_to = 0
-    for named in as_written(name).finditer(text):
+    # As written in its case: "JOHN H. WATSON, M.D." on a title page is no use of the name in the telling.
+    for named in re.finditer(as_written(name).pattern, text):
         uses += 1
         at = bisect_right(starts, named.start()) - 1
         told += at >= 0 and spans[at][0] <= named.start() < spans[at][1]
