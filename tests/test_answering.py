@@ -1052,8 +1052,15 @@ def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_
                            # Kin or service before the name.
                            ("Black Michael", "At last I was in presence of my brother, Black Michael."),
                            ("Stangerson", "He travelled with his private secretary, Mr. Joseph Stangerson."),
-                           ("Mary", "Her own sister, Mary, had been at school while it all occurred.")):
+                           ("Mary", "Her own sister, Mary, had been at school while it all occurred."),
+                           # Where they are from, of what age and kind.
+                           ("Drebber", "Those were the features of Enoch J. Drebber, of Cleveland."),
+                           ("Lady Russell", "That Lady Russell, of steady age and character, should have no thought "
+                                            "of a second marriage needs no apology.")):
         assert describes(name)(sentence), sentence
+    for name, sentence in (("King", "I took formal possession, as a crowned King, of the House of my ancestors."),
+                           ("Anne", "Anne, of course, went with them.")):
+        assert not describes(name)(sentence), sentence
     # Not "your": someone spoken to, greeted, or signing a letter.
     for sentence in ("Had your father, Miss Morstan, refrained from it, he might be alive.",
                      "“Your servant, Miss Morstan,” he kept repeating.",

@@ -27,6 +27,11 @@ _DESCRIBED_BY = (r"(?:a|an|the|one|his|her|my|our|their|its|this|that)"
 # After a name and a comma: not "that", "this" ("to be introduced to Captain Wentworth, that, perhaps, he might...",
 # "which convinced Anne, that instead of...": a clause, not what they are).
 _APPOSED_BY = _DESCRIBED_BY.replace("|its|this|that)", "|its)")
+# Or where they are from, or of what age and kind: "Mr. Frankland, of Lafter Hall", "Enoch J. Drebber, of
+# Cleveland", "Lady Russell, of steady age and character" (not "Anne, of course", "a crowned King, of the House of
+# my ancestors").
+_APPOSED_BY = (f"(?:{_APPOSED_BY}|of\\s+(?-i:[A-Z])\\w*"
+               f"|of\\s+[\\w-]+\\s+(?:age|years|character|birth|family|fortune|rank|means|temper|mind|habits|manners))")
 # The title right before a name: a woman's ("Mrs. Fezziwig") is not the one of that name asked without it;
 # "Mr. Weston" is not the Mrs. Weston asked about.
 _TITLE_BEFORE = re.compile(rf"\b({'|'.join(sorted(HONORIFIC_WORDS | WOMEN_S_TITLES))})\.?\s+$", re.I)
