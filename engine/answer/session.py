@@ -99,10 +99,12 @@ class AnswerSession:
     def prepare(self) -> None:
         """Load the book's passages and search files (`context`), and work
         out now what a first question of some kinds would otherwise wait
-        for: where the text uses words of looks, callings, homes and names'
-        meanings, ages and capitalised words, its chapters' titles, and its
-        main people and where each is told of (once a book): 0.14 s for A
-        Christmas Carol here, 0.7 s for Little Women. The app calls it in a
+        for: where the text uses words of looks, callings, homes, names'
+        meanings, character and breed, ages and capitalised words, where its
+        telling is, its chapters' titles, and its main people and where each
+        is told of (once a book): 0.15-0.2 s for A Christmas Carol here,
+        0.8-1.2 s for Little Women (each kind's words about 0.07 s of it).
+        The app calls it in a
         worker as a book opens; after it "What does Jo look like?" is found
         in 45 ms, not 160. A question asked meanwhile works out what it
         needs itself. Once a process, the English word list every question
