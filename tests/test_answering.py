@@ -2272,6 +2272,20 @@ def test_what_kind_of_animal_someone_is_is_where_the_book_tells_their_breed(tmp_
     assert lines[0].text == "Rover's father was a great collie, and his mother a Scotch shepherd dog from the hills."
 
 
+def test_the_words_of_every_kind_are_found_in_one_pass_as_each_kind_alone_finds_them():
+    from engine.answer.expected import TELLINGS
+    from engine.answer.nearby import places_of_kinds
+    from engine.paths import sample_book_path
+
+    # "well-bred" is a word of character, and "bred" alone one of breed: each kind has its own there.
+    text = sample_book_path().read_text(encoding="utf-8") + "\n\nA well-bred, curly-haired, thorough-bred mare.\n"
+    together = places_of_kinds(TELLINGS, text)
+    for telling in TELLINGS:
+        alone = [(found.start(), found.group().lower()) for found in telling.pattern.finditer(text)]
+        assert together[telling.name] == ([place for place, _ in alone], [word for _, word in alone]), telling.name
+    assert "bred" in together["breed"][1] and "well-bred" in together["character"][1]
+
+
 def test_someone_asked_about_by_a_short_name_is_told_where_the_book_gives_the_full_one(tmp_path):
     from engine.answer.looks import LOOKS
     from engine.answer.nearby import other_forms

@@ -21,7 +21,8 @@ from ..index.vectors import embed_windows
 from ..llm.generator import SMALL_MODEL_PARAMETERS
 from .ages import age_phrases
 from .described import first_described
-from .nearby import Telling
+from .expected import TELLINGS
+from .nearby import Telling, places_of_kinds
 from .named import ChapterTitles, sections_named_in
 from .narrator import outside_dialogue, told_in_first_person
 from .people import DAYS, HONORIFIC_WORDS, MONTHS, NO_ONE, a_noun_or_a_place, main_people, mostly_a_place
@@ -182,9 +183,12 @@ class BookContext:
         return age_phrases(self.book.text)
 
     def word_places(self, telling: Telling) -> tuple[list[int], list[str]]:
-        """Where the text uses a word of a kind (nearby.py: looks), found once a kind, when first asked."""
+        """Where the text uses a word of a kind (nearby.py: looks), found once, when first asked: every kind the
+        engine asks of in one pass."""
         if telling.name not in self._word_places:
-            self._word_places[telling.name] = telling.places(self.book.text)
+            kinds = [telling] + [other for other in TELLINGS
+                                 if other.name != telling.name and other.name not in self._word_places]
+            self._word_places.update(places_of_kinds(kinds, self.book.text))
         return self._word_places[telling.name]
 
     @cached_property

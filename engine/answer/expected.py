@@ -12,9 +12,9 @@ import functools
 import re
 
 from .ages import AGE_PHRASE, asks_age
+from .breeds import BREED
 from .character import CHARACTER
 from .followup import unglossed
-from .breeds import BREED
 from .homes import HOME
 from .looks import LOOKS
 from .meanings import MEANING

@@ -55,8 +55,33 @@ class Telling:
 
     def places(self, text: str) -> tuple[list[int], list[str]]:
         """Where the text uses a word of the kind, and which (lower case), in order."""
-        found = [(match.start(), match.group().lower()) for match in self.pattern.finditer(text)]
-        return [place for place, _ in found], [word for _, word in found]
+        return places_of_kinds([self], text)[self.name]
+
+
+def places_of_kinds(tellings, text: str) -> dict[str, tuple[list[int], list[str]]]:
+    """Where the text uses a word of each kind, and which (lower case), in
+    order; read in one pass for all (a pass is 0.07 s of Little Women)."""
+    kinds_of: dict[str, list[str]] = {}
+    for telling in tellings:
+        for word in telling.words:
+            kinds_of.setdefault(word.lower(), []).append(telling.name)
+    found: dict[str, tuple[list[int], list[str]]] = {telling.name: ([], []) for telling in tellings}
+    # Whole words only (a word's edge on both sides), so the union finds each kind's words as its own pattern would.
+    for match in _patterns(frozenset(kinds_of)).finditer(text):
+        word = match.group().lower()
+        for name in kinds_of[word]:
+            found[name][0].append(match.start())
+            found[name][1].append(word)
+        if "-" in word:  # "well-bred" is a word of character; a kind without it has "bred" there
+            whole = set(kinds_of[word])
+            at = match.start()
+            for part in word.split("-"):
+                for name in kinds_of.get(part, []):
+                    if name not in whole:
+                        found[name][0].append(at)
+                        found[name][1].append(part)
+                at += len(part) + 1
+    return found
 
 
 _COMPILED: dict[frozenset, re.Pattern] = {}
