@@ -28,8 +28,10 @@ _NOT_AN_ANSWER = HONORIFIC_WORDS | DAYS_AND_MONTHS | {"god", "heaven"}
 
 NAME, NUMBER, AGE, RELATION = "name", "number", "age", "relation"
 # Kinds told by words gathered near a name (nearby.py), by the kind's name: what someone looks like, what
-# they do for a living, where they live, what a name means, what they are like.
-TELLINGS = (LOOKS, OCCUPATION, HOME, MEANING, BREED, CHARACTER)  # a breed before character: slots of a section
+# they do for a living, where they live, what a name means, what kind of animal they are, what they are like.
+# Breed before character: "What kind of dog is Buck?" asks both, and the passages taking their slots first fill
+# the section cap.
+TELLINGS = (LOOKS, OCCUPATION, HOME, MEANING, BREED, CHARACTER)
 TELLING_KINDS = {telling.name: telling for telling in TELLINGS}
 
 # "Who...", "Whose...", "What is the name of...", "Which dog...": someone (or

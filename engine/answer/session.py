@@ -104,8 +104,7 @@ class AnswerSession:
         telling is, its chapters' titles, and its main people and where each
         is told of (once a book): 0.09 s for A Christmas Carol here, 0.45-0.5
         s for Little Women (the words of every kind found in one pass: 0.8-1.2
-        s when each kind's took a pass of its own).
-        The app calls it in a
+        s when each kind's took a pass of its own). The app calls it in a
         worker as a book opens; after it "What does Jo look like?" is found
         in 45 ms, not 160. A question asked meanwhile works out what it
         needs itself. Once a process, the English word list every question
