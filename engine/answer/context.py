@@ -68,6 +68,7 @@ class BookContext:
     _word_places: dict[str, tuple[list[int], list[str]]] = field(default_factory=dict, repr=False)
     _people: dict[tuple, list[str]] = field(default_factory=dict, repr=False)
     _described: dict[tuple[str, int, int], tuple[int, int] | None] = field(default_factory=dict, repr=False)
+    _persons: dict[tuple[str, bool], bool] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, book: Book, store: IndexStore, search: BookSearch) -> "BookContext":
@@ -246,12 +247,17 @@ class BookContext:
         """Whether a capitalised word names someone: the book writes it as a
         name, and it is no title, people or day, nor, unless a title stands
         before it ("Mrs. March"), a month, a place or a noun ("the Ghost")."""
-        folded = word.lower()
-        if folded in HONORIFIC_WORDS | NO_ONE | DAYS or not self.writes_as_name(word):
-            return False
-        if " " in word:  # a name of two words: "New York" is a place
-            return titled or not mostly_a_place(word, self.book.text)
-        return titled or not (folded in MONTHS or a_noun_or_a_place(word, self.book.text))
+        found = self._persons.get((word, titled))
+        if found is None:
+            folded = word.lower()
+            if folded in HONORIFIC_WORDS | NO_ONE | DAYS or not self.writes_as_name(word):
+                found = False
+            elif " " in word:  # a name of two words: "New York" is a place (its uses read: kept)
+                found = titled or not mostly_a_place(word, self.book.text)
+            else:
+                found = titled or not (folded in MONTHS or a_noun_or_a_place(word, self.book.text))
+            self._persons[(word, titled)] = found
+        return found
 
     def sections_begun(self, until: int | None) -> list[int | None] | None:
         """Sections that start before `until` (None: the front matter), to
