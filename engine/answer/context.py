@@ -5,7 +5,7 @@ that exist so far (a book indexed to stage 1 has none)."""
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -177,6 +177,15 @@ class BookContext:
         """The spans of the text that are telling, not dialogue (narrator.py), in order; found once, when first
         asked."""
         return outside_dialogue(self.book.text)
+
+    @cached_property
+    def _telling_starts(self) -> list[int]:
+        return [start for start, _ in self.telling_spans]
+
+    def in_telling(self, at: int) -> bool:
+        """Whether the text at offset `at` is telling, not dialogue."""
+        place = bisect_right(self._telling_starts, at) - 1
+        return place >= 0 and self.telling_spans[place][0] <= at < self.telling_spans[place][1]
 
     @cached_property
     def age_phrases(self) -> list[tuple[int, int]]:

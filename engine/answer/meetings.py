@@ -13,7 +13,6 @@ later line of talk, "A word with you, Watson")."""
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 
 from .followup import subjects_of, unglossed
 from .planning import content_words
@@ -91,15 +90,12 @@ def narrator_first(context, names: tuple[str, str]) -> tuple[tuple[str, str], bo
 
 def _shares(context, name: str) -> tuple[float, float]:
     """The shares of a name's uses that stand in the book's telling, not its dialogue, and that speak to them."""
-    spans = context.telling_spans
-    starts = [start for start, _ in spans]
     text = context.book.text
     uses = told = spoken_to = 0
     # As written in its case: "JOHN H. WATSON, M.D." on a title page is no use of the name in the telling.
     for named in re.finditer(as_written(name).pattern, text):
         uses += 1
-        at = bisect_right(starts, named.start()) - 1
-        told += at >= 0 and spans[at][0] <= named.start() < spans[at][1]
+        told += context.in_telling(named.start())
         spoken_to += (_SPOKEN_TO_BEFORE.search(text, max(0, named.start() - 20), named.start()) is not None
                       and _SPOKEN_TO_AFTER.match(text, named.end()) is not None)
     return (told / uses, spoken_to / uses) if uses else (1.0, 0.0)
@@ -112,13 +108,8 @@ _SPOKEN_TO_AFTER = re.compile(r"[,.!?]")
 
 def first_told_naming(context, name: str) -> int | None:
     """Where the book's telling (not its dialogue) first names someone."""
-    spans = context.telling_spans
-    starts = [start for start, _ in spans]
-    for named in as_written(name).finditer(context.book.text):
-        at = bisect_right(starts, named.start()) - 1
-        if at >= 0 and spans[at][0] <= named.start() < spans[at][1]:
-            return named.start()
-    return None
+    return next((named.start() for named in as_written(name).finditer(context.book.text)
+                 if context.in_telling(named.start())), None)
 
 
 def told_not_said(sentence: str) -> bool:
