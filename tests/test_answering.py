@@ -1328,9 +1328,16 @@ def test_a_name_typed_in_lower_case_or_by_itself_is_asked_about_as_if_typed_in_f
             ('Why does Marley wear a chain in "A Christmas Carol"?', "A Christmas Carol: A Ghost Story of Christmas",
              "Why does Marley wear a chain in the book?"),
             ("Who dies in the novel _Little Women_?", "Little Women", "Who dies in the book?"),
-            ("Who is the heroine of \u201cPersuasion\u201d?", "Persuasion", "Who is the heroine of the book?")):
+            ("Who is the heroine of \u201cPersuasion\u201d?", "Persuasion", "Who is the heroine of the book?"),
+            # The title as what is asked of (its capitals had read as a name: a search).
+            ("What is Persuasion about?", "Persuasion", "What is the book about?"),
+            ("How does The Sign of the Four end?", "The Sign of the Four", "How does the book end?"),
+            ("Who narrates Black Beauty?", "Black Beauty", "Who narrates the book?"),
+            ("Summarize Little Women", "Little Women", "Summarize the book")):
         assert with_the_book_for_its_title(typed, title) == plain, typed
-    for kept in ("Who wrote Little Women?", "Why is it called Little Women?", "What does Little Women mean?"):
+    for kept in ("Who wrote Little Women?", "Why is it called Little Women?", "What does Little Women mean?",
+                 "Describe Little Women", "Who told Little Women?", "How does Little Women feel?",
+                 "What is Little Women holding?"):
         assert with_the_book_for_its_title(kept, "Little Women") == kept, kept
     # The title asked about without its words: asked with them, which the book's lines hold.
     from engine.answer.wording import the_title_written
@@ -1537,6 +1544,77 @@ def test_a_short_line_that_introduces_someone_is_quoted(tmp_path):
     assert told.overview == "first person" and answering.digest(told)[0].text == "Call me Ishmael."
 
 
+def test_the_one_telling_a_book_is_named_where_others_speak_to_them_or_where_its_title_names_them(tmp_path):
+    from engine.answer.overview import NAMED_TELLER, overview_evidence
+    from engine.store import Library
+
+    library = Library(tmp_path / "home")
+    embedder = open_embedder(ModelSettings())
+
+    def indexed(title: str, chapters: list[str]) -> AnswerSession:
+        path = tmp_path / f"{title.lower().replace(' ', '-')}.txt"
+        path.write_text(f"{title}\n\nby Nobody\n\n\n" + "".join(
+            f"CHAPTER {number}\n\n{text}\n\n" for number, text in zip(("I", "II", "III", "IV"), chapters)))
+        answering = AnswerSession(library, library.import_book(path).book_id, embedder=embedder)
+        answering.ensure_indexed()
+        return answering
+
+    # Told by a man others speak to as "Watson" in every chapter; the telling says "I", never his name. An old
+    # sailor's boy is spoken to as well, in one chapter of four: no teller for that.
+    chapters = [
+        "I had been ill all winter, and my old wound ached whenever the fog came up from the river. Holmes sat by "
+        "the fire with his violin across his knees. \u201cYou look pale, Watson,\u201d said he. \u201cI am tired, "
+        "Holmes,\u201d I answered, and I took the chair opposite him. I watched him fill his pipe while I read.",
+        "We drove to Norwood in a cab, and I held the lady's letter in my hand all the way. Holmes said nothing "
+        "until the horses stopped. \u201cKeep your revolver ready, Watson,\u201d he whispered. I nodded, and I felt "
+        "my heart beat as we climbed the dark stair of the house.",
+        "I slept late, for I was weary. Holmes had gone out before I woke, and I found his note on the table. "
+        "\u201cYou did well last night, Watson,\u201d it said. I put it in my pocket and I waited for him.",
+        "The old sailor met us at the wharf with his boy. \u201cCome along, Jack,\u201d said the old man. "
+        "\u201cFetch the lantern, Jack!\u201d I followed them down to the water, and Holmes paid the man. I confess "
+        "that I was proud of my friend that night, and I said so."]
+    watson = indexed("THE FOG", chapters)
+    teller = watson.context.teller
+    assert teller is not None and (teller.name, teller.in_title) == ("Watson", False)
+    text = watson.context.book.text
+    assert text[teller.shown_at:].startswith("Watson,\u201d said he")
+    told = watson.retrieve("Who narrates the book?")  # "narrates" had been searched for: chance lines
+    assert told.overview == NAMED_TELLER and told.stated == (
+        "The Fog is told in the first person by Watson: its telling says \u201cI\u201d, and others speak to the "
+        "one telling it as \u201cWatson\u201d.")
+    lines = watson.digest(told)
+    assert lines[0].text == "\u201cYou look pale, Watson,\u201d said he." and len(lines) >= 2
+    assert all("Watson" not in line.text for line in lines[1:])  # then where the telling says "I"
+    assert overview_evidence(NAMED_TELLER).startswith("where the book first names the one telling it")
+    result = watson.ask("Who is the narrator?", planner="code")  # stated: no model call
+    assert result.answer == told.stated and result.tokens["prompt"] == 0
+    # A reader who has not reached the line naming him is not told the name.
+    early = watson.retrieve("Who is the narrator?", until=text.index("\u201cYou look pale"))
+    assert early.overview == "first person" and early.stated == (
+        "The Fog is told in the first person, by one of its people: its telling says \u201cI\u201d.")
+    # The same book without Watson: the boy spoken to in one chapter of four is no teller.
+    spoken_to_watson = r"\u201c[^\u201d]*Watson,\u201d (?:said he|he whispered|it said)\."
+    alone = indexed("THE WHARF", [re.sub(spoken_to_watson, "", chapter) for chapter in chapters])
+    assert "Watson" not in alone.context.book.text and "Jack" in alone.context.book.text
+    assert alone.context.teller is None and alone.retrieve("Who narrates the book?").overview == "first person"
+    # Told by a horse the title names, which only others call by its name.
+    bess = indexed("BLACK BESS", [
+        "The first place that I can remember was a wide meadow with a pond in it. My mother was a quiet mare, and I "
+        "ran beside her all day. When I was four years old the squire came to look at me. \u201cWhat shall we call "
+        "her?\u201d said his wife. \u201cShe is as black as night; call her Black Bess,\u201d said the squire.",
+        "I was taken to the town, and I learned to wear a bridle and a saddle. The groom was kind to me, and I did "
+        "my best for him. \u201cSteady, Black Bess,\u201d he would say, and I stood still for him.",
+        "Many years after, I stood in a quiet field again. I was old, and my work was done, and I was content."])
+    teller = bess.context.teller
+    assert teller is not None and (teller.name, teller.in_title) == ("Black Bess", True)
+    told = bess.retrieve("Who tells the story?")
+    assert told.stated == ("Black Bess is told in the first person by Black Bess, whom its title names: its "
+                           "telling says \u201cI\u201d, not \u201cBlack Bess\u201d.")
+    assert [line.text for line in bess.digest(told)][:2] == [
+        "\u201cShe is as black as night; call her Black Bess,\u201d said the squire.",
+        "I was taken to the town, and I learned to wear a bridle and a saddle."]
+
+
 def test_a_book_no_one_in_it_tells_is_said_to_be_told_in_the_third_person(stave_one):
     from engine.answer.narrator import outside_dialogue, told_in_first_person
 
@@ -1554,6 +1632,7 @@ def test_a_book_no_one_in_it_tells_is_said_to_be_told_in_the_third_person(stave_
                      "Which character is the narrator for the majority of the stories?"):
         told = stave_one.retrieve(question)
         assert told.overview == "third person" and [node.id for node in told.passages] == [opening.id], question
+        assert told.stated.startswith("A Christmas Carol, Stave One is told in the third person"), question
         assert stave_one.digest(told)[0].passage_id == opening.id
 
 

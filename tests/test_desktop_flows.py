@@ -1657,6 +1657,11 @@ def test_a_book_opened_offers_questions_to_start_with_and_a_click_asks_one(qtbot
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as asked:
         panel.follow_link("who:0")
     assert asked.args[0]["question"] == f"Who is {names[0]}?" and asked.args[0]["digest"]
+    # Who tells it: said in one line, from the book's telling, no model.
+    told = _ask(qtbot, panel, "Who tells the story?")
+    assert told["overview"] == "first person" and " is told in the first person, by one of its people" in told["answer"]
+    assert told["answer"] in panel.answer_view.toPlainText()
+    assert panel.status.text().startswith("Answered from the book's telling in ")
 
 
 def test_a_follow_up_question_is_taken_as_following_the_answer_shown(qtbot, fixtures):

@@ -16,6 +16,7 @@ from collections import Counter
 
 from ..book import readable
 from .named import parts_named_in, without_chapter_references
+from .narrator import FIRST_PERSON, NAMED_TELLER, THIRD_PERSON
 from .planning import words
 
 BOOK_RECORD, CONTENTS, LENGTH, COUNT = "record", "contents", "length", "count"
@@ -26,7 +27,9 @@ DEFINITION = "definition"
 # Where each kind's answer comes from, as "answered from ..." says it.
 FACT_SOURCES = {BOOK_RECORD: "the book's record", CONTENTS: "the book's contents",
                 LENGTH: "the book's chapters, their words counted", COUNT: "the book's text, counted",
-                NAMES_WRITTEN: "the book's text", DEFINITION: "the GCIDE dictionary"}
+                NAMES_WRITTEN: "the book's text", DEFINITION: "the GCIDE dictionary",
+                FIRST_PERSON: "the book's telling", THIRD_PERSON: "the book's telling",
+                NAMED_TELLER: "the book's telling and what others call the one telling it"}
 TITLE_PAGE_LABEL = "Title page"  # what a line quoting it is cited as: it is in no passage
 
 # What a book's sections and their containers are called, as a question may say it.

@@ -39,7 +39,7 @@ from .marriages import MARRIAGE, marriage_asked, names_a_marriage_to_be, tells_a
 from .meetings import MEETING, meeting_asked, names_both, names_the_one_met, narrator_first, told_not_said
 from .nearby import names_asked, near_names, other_names_written, tells_near
 from .narrator import SPEECH_VERBS, outside_dialogue, says_i
-from .overview import FIRST_PERSON, PEOPLE, PLACES, RECENT, THIRD_PERSON, asks_one_sentence
+from .overview import FIRST_PERSON, NAMED_TELLER, PEOPLE, PLACES, RECENT, TELLER, THIRD_PERSON, asks_one_sentence
 from .planning import QUOTED, about_one_scene, content_words, stem
 from .retrieval import (BEFORE_A_NAME, INTRODUCTION, LAST_MENTION, Retrieval, asked_who, introduced, last_mentioned,
                         searched_sections)
@@ -597,8 +597,8 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         return [DigestLine(part=0, text=" ".join(book.text[span[0]:span[1]].split()), passage_id="", section=None,
                            label=TITLE_PAGE_LABEL, start=span[0], end=span[1], score=0.0)] if span else []
     passages = retrieval.parts[0].passages if retrieval.parts else []
-    if retrieval.overview == FIRST_PERSON:
-        return _narrator_lines(passages, context)
+    if retrieval.overview in (FIRST_PERSON, NAMED_TELLER):
+        return _narrator_lines(retrieval, context)
     sentences, seen = [], set()
     for passage in passages:
         for start, end in context.sentences(passage):
@@ -667,15 +667,23 @@ def _uses(retrieval: Retrieval, context) -> list[DigestLine]:
     return [_line(context.book, 0, passage, *span) for span, passage in shown]
 
 
-def _narrator_lines(passages: list, context) -> list[DigestLine]:
+def _narrator_lines(retrieval: Retrieval, context) -> list[DigestLine]:
     """For a book one of its people tells, each passage's first sentence
-    where the telling says "I" ("Call me Ishmael.")."""
+    where the telling says "I" ("Call me Ishmael."); in the passage where
+    the book first names the one telling it, the line that does ("Well,
+    Watson, what do you make of it?")."""
     book, lines = context.book, []
-    for passage in passages:
+    evidence = retrieval.parts[0] if retrieval.parts else None
+    for passage in evidence.passages if evidence else []:
         telling = [(passage.start + begin, passage.start + end) for begin, end in outside_dialogue(passage.text)]
+        named_at = context.teller.shown_at if TELLER in evidence.sources.get(passage.id, []) else None
         for start, end in context.sentences(passage):
-            if end <= passage.end and len(book.text[start:end].split()) >= 3 and says_i(book.text, start, end,
-                                                                                        telling):
+            if named_at is not None:
+                found = start <= named_at < end
+            else:
+                found = end <= passage.end and len(book.text[start:end].split()) >= 3 and says_i(book.text, start, end,
+                                                                                                  telling)
+            if found:
                 lines.append(_line(book, 0, passage, start, end))
                 break
     return lines

@@ -16,18 +16,14 @@ import re
 
 from .followup import subjects_of, unglossed
 from .planning import content_words
-from .vocabulary import as_written
+from .narrator import NARRATOR_SPOKEN_TO_SHARE, NARRATOR_TOLD_SHARE, name_shares
+from .vocabulary import as_written, by_surname
 
 MEETING = "meeting"  # the sources' mark of the passage where two people first stand together
 _MEETS = r"(?:meet|meets|met|encounter|encounters|come\s+across|run\s+into)"
-# The one telling a book in the first person: their name is in the telling in under this share of its uses (it says
-# "I": Watson in 0 of 24 in The Sign of the Four, 3 of 114 in The Hound; Holmes in 110 of 135, Rassendyll 7 of 25,
-# Black Beauty's "Beauty" 5 of 33), and the other's in at least the second share; and most of its uses speak to
-# them ("Perhaps you are right, Watson,": 18 of 24). Jonathan Small, whose story is told aloud, is in the telling
-# in 5 of 40 uses, but spoken to in 13.
-_NARRATOR_TOLD_SHARE = 0.2
+# Where the one telling the book meets someone, the other's name is in the telling in at least this share of its
+# uses (narrator.py: the teller's is in under NARRATOR_TOLD_SHARE).
 _OTHER_TOLD_SHARE = 0.3
-_NARRATOR_SPOKEN_TO_SHARE = 0.5
 _FIRST = r"(?:\s+(?:for\s+the\s+first\s+time|first|in\s+the\s+(?:book|novel|story)))*"
 _ASKS = re.compile(
     rf"^\W*(?:when|where|how|in\s+which\s+chapter)\s+(?:does|did|do)\s+(?P<who>.+?)\s+(?:first\s+)?{_MEETS}\s+"
@@ -65,11 +61,6 @@ def names_the_one_met(sentence: str, names: tuple[str, str]) -> bool:
     return _as_written_or_by_surname(names[1]).search(sentence) is not None
 
 
-def by_surname(name: str) -> str:
-    """ "John Brooke" is "Mr. Brooke" or "Brooke" as often as not: the last word of a name of several."""
-    return name.split()[-1] if len(name.split()) > 1 else name
-
-
 def _as_written_or_by_surname(name: str) -> re.Pattern:
     return as_written(by_surname(name))
 
@@ -80,30 +71,12 @@ def narrator_first(context, names: tuple[str, str]) -> tuple[tuple[str, str], bo
     their name, and often the other's), and whether one does."""
     if not context.told_in_first_person:
         return names, False
-    shares = [_shares(context, by_surname(name)) for name in names]
+    shares = [name_shares(context, by_surname(name)) for name in names]
     for narrator in (0, 1):
         (told, spoken_to), (other_told, _) = shares[narrator], shares[1 - narrator]
-        if told < _NARRATOR_TOLD_SHARE and other_told >= _OTHER_TOLD_SHARE and spoken_to >= _NARRATOR_SPOKEN_TO_SHARE:
+        if told < NARRATOR_TOLD_SHARE and other_told >= _OTHER_TOLD_SHARE and spoken_to >= NARRATOR_SPOKEN_TO_SHARE:
             return (names[narrator], names[1 - narrator]), True
     return names, False
-
-
-def _shares(context, name: str) -> tuple[float, float]:
-    """The shares of a name's uses that stand in the book's telling, not its dialogue, and that speak to them."""
-    text = context.book.text
-    uses = told = spoken_to = 0
-    # As written in its case: "JOHN H. WATSON, M.D." on a title page is no use of the name in the telling.
-    for named in re.finditer(as_written(name).pattern, text):
-        uses += 1
-        told += context.in_telling(named.start())
-        spoken_to += (_SPOKEN_TO_BEFORE.search(text, max(0, named.start() - 20), named.start()) is not None
-                      and _SPOKEN_TO_AFTER.match(text, named.end()) is not None)
-    return (told / uses, spoken_to / uses) if uses else (1.0, 0.0)
-
-
-# "right, Watson," / "“Watson!": a name between a comma or an opening quotation and the end of a phrase.
-_SPOKEN_TO_BEFORE = re.compile(r"(?:,\s+|[\u201c\"])(?:(?-i:[A-Z])[\w.]*\s+)?$")
-_SPOKEN_TO_AFTER = re.compile(r"[,.!?]")
 
 
 def first_told_naming(context, name: str) -> int | None:

@@ -29,7 +29,7 @@ from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, DEFINITION, LENGTH, NAMES_W
 from .described import DESCRIPTION
 from .followup import PERSONAL_PRONOUNS, subjects_of
 from .named import GENERIC_WORDS
-from .narrator import outside_dialogue, says_i
+from .narrator import FIRST_PERSON, NAMED_TELLER, THIRD_PERSON, Teller, outside_dialogue, says_i
 from .people import PEOPLE_LISTED
 from .places import PLACES_LISTED, main_places
 from .planning import GLOBAL, Plan, PlanPart, content_words, words
@@ -38,7 +38,8 @@ from .retrieval import PartEvidence, Retrieval, cut_at, passage_naming
 # Words that name the book itself, or ask of it as a whole.
 _WHOLE_BOOK = {"book", "novel", "story", "tale", "whole", "entire", "overall", "general", "generally", "work",
                "books", "novels", "stories", "tales", "works", "collection",  # a book of stories: "the stories"
-               "author", "writer", "plot", "plots", "synopsis", "give", "quick", "narrator", "begin", "begins",
+               "author", "writer", "plot", "plots", "synopsis", "give", "quick", "narrator", "narrators",
+               "narrates", "narrated", "narrating", "narration", "begin", "begins",
                "beginning", "start", "starts", "opening", "opens", "end", "ends", "ending", "ended", "finish",
                "finishes", "conclude", "concludes", "conclusion", "people", "persons", "cast", "list", "name", "names",
                "tells", "told", "telling", "point", "view", "perspective", "person", "set", "setting", "settings",
@@ -84,16 +85,17 @@ OUTLINE, OPENING, ENDING, PEOPLE, PLACES, RECENT = "outline", "opening", "ending
 # The passages just before the reader's place that "What just happened?" recalls.
 RECENT_PASSAGES = 2
 NARRATOR = "narrator"  # asked; answered as one of these two
-FIRST_PERSON, THIRD_PERSON = "first person", "third person"
+TELLER = "teller"  # the sources' mark of the passage where the book names the one telling it
 OVERVIEW_EVIDENCE = {OUTLINE: "the book in outline, each chapter's opening across it",
                      OPENING: "the book's first pages", ENDING: "the book's last pages",
                      RECENT: "the pages just before where you are",
                      PEOPLE: "the people it names most, each where it says who they are or first names them",
                      PLACES: "the places it names most, each where it first names them",
                      FIRST_PERSON: "where its telling says \u201cI\u201d outside dialogue, from the first such line to "
-                                   "its last chapter: one of its people tells it",
-                     THIRD_PERSON: "its first lines: its telling hardly ever says \u201cI\u201d outside dialogue, so "
-                                   "none of its people tells it (it is told in the third person)",
+                                   "its last chapter",
+                     NAMED_TELLER: "where the book first names the one telling it, then where its telling says "
+                                   "\u201cI\u201d outside dialogue, from the first such line to its last chapter",
+                     THIRD_PERSON: "its first lines",
                      CONTENTS: "its contents, each chapter's heading as printed",
                      BOOK_RECORD: "its record: the title and author its file gives, and its title page",
                      LENGTH: f"its length: the words of its chapters, counted, read at {WORDS_A_MINUTE} words a minute",
@@ -198,9 +200,19 @@ def overview(plan: Plan, question: str, context, budget: int = 12, until: int | 
             return _each_where_first_named(plan, context, names, kind, until, within, begun, started)
         kind = OUTLINE  # none named often enough (A Christmas Carol's places): the book in outline
     in_order = [node_id for section in sections for _, node_id in by_section[section]]
+    named_teller = stated = None
     if kind == NARRATOR:
         kind = FIRST_PERSON if context.told_in_first_person else THIRD_PERSON
         chosen = _saying_i(context, in_order) if kind == FIRST_PERSON else in_order[:1]
+        named_teller = context.teller if kind == FIRST_PERSON and within is None else None
+        if named_teller is not None and (until is None or named_teller.shown_at < until):
+            # The line that names them first: a reader who has not reached it is not told the name.
+            holding = context.passages_overlapping(named_teller.shown_at, named_teller.shown_at + 1)
+            kind, stated = NAMED_TELLER, teller_statement(context.book.title, named_teller)
+            chosen = [holding[0].id] + [node_id for node_id in chosen if node_id != holding[0].id]
+        else:
+            named_teller = None
+            stated = told_statement(context.book.title, kind)
     elif kind == ENDING:
         chosen = in_order[-budget:]
     elif kind == RECENT:  # `until` is the reader's place
@@ -214,10 +226,27 @@ def overview(plan: Plan, question: str, context, budget: int = 12, until: int | 
     parts = [PartEvidence(part=part) for part in plan.parts]
     parts[0].passages = sorted(nodes, key=lambda node: node.start or 0)
     for node in parts[0].passages:
-        parts[0].sources[node.id] = ["overview"]
+        parts[0].sources[node.id] = ["overview"] + ([TELLER] if named_teller and node.id == chosen[0] else [])
     return Retrieval(plan=plan, parts=parts, seconds=time.perf_counter() - started,
                      order=[node.id for node in parts[0].passages], until=until,
-                     meaning_share=context.meaning_share, overview=kind, within=within)
+                     meaning_share=context.meaning_share, overview=kind, within=within, stated=stated)
+
+
+def told_statement(title: str, kind: str) -> str:
+    """How the book is told, where no teller is named, as its answer says it."""
+    if kind == FIRST_PERSON:
+        return f"{title} is told in the first person, by one of its people: its telling says \u201cI\u201d."
+    return (f"{title} is told in the third person: its telling hardly ever says \u201cI\u201d outside dialogue, so "
+            "none of its people tells it.")
+
+
+def teller_statement(title: str, teller: Teller) -> str:
+    """Who tells the book, as its answer says it."""
+    if teller.in_title:
+        return (f"{title} is told in the first person by {teller.name}, whom its title names: its telling says "
+                f"\u201cI\u201d, not \u201c{teller.name}\u201d.")
+    return (f"{title} is told in the first person by {teller.name}: its telling says \u201cI\u201d, and others "
+            f"speak to the one telling it as \u201c{teller.name}\u201d.")
 
 
 def _each_where_first_named(plan: Plan, context, names: list[str], kind: str, until: int | None,

@@ -201,6 +201,11 @@ class Rarity:
         return share if share <= 0.04 else None
 
 
+def by_surname(name: str) -> str:
+    """ "John Brooke" is "Mr. Brooke" or "Brooke" as often as not: the last word of a name of several."""
+    return name.split()[-1] if len(name.split()) > 1 else name
+
+
 def as_written(name: str) -> re.Pattern:
     """A name as a text may write it: in any case ("MARLEY"), with or
     without a title's full stop ("Mr Brooke", "Mr. Brooke")."""

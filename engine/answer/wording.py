@@ -113,7 +113,18 @@ def with_the_book_for_its_title(question: str, title: str) -> str:
                           r"\1 the book", question, flags=re.I)
         question = re.sub(rf"\b({_OF_THE_BOOK})\s+of\s+{written}(?![\w'\u2019])", r"\1 of the book", question,
                           flags=re.I)
+        # The title as what is asked of: "What is Persuasion about?", "How does Emma end?", "Who narrates Black
+        # Beauty?", "Summarize Little Women" ("Describe Emma" asks of her, "Who told Emma?" of someone).
+        question = re.sub(rf"^(\W*(?:what\s+(?:is|was)|what['\u2019]s)\s+){written}(?=\s+about\W*$)",
+                          r"\1the book", question, flags=re.I)
+        question = re.sub(rf"^(\W*how\s+(?:does|did)\s+){written}(?=\s+{_BEGINS_OR_ENDS}\W*$)", r"\1the book",
+                          question, flags=re.I)
+        question = re.sub(rf"\b({_TELLS_WHOLE})\s+{written}(?=\W*$)", r"\1 the book", question, flags=re.I)
     return question
+
+
+_BEGINS_OR_ENDS = r"(?:end|begin|start|open|finish|conclude)"
+_TELLS_WHOLE = r"narrates|narrated|summari[sz]e|sum\s+up|recap"
 
 
 # A question about the title that does not write it: "What does the title mean?", "Why is the book called

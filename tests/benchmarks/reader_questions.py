@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Questions readers type about someone or something in a book, of the
 kinds the engine answers by kind (who someone is and what they are, looks,
-callings, homes, meanings of names and of words, names in full, kin, who said a line,
-counts, first and last lines, first meetings, how someone dies, whom
-someone marries, how someone changes, what someone is like, what kind of animal), some as typed in a hurry
+callings, homes, meanings of names and of words, names in full, kin, who
+said a line, counts, first and last lines, first meetings, how someone
+dies, whom someone marries, how someone changes, what someone is like,
+what kind of animal, who tells the book), some as typed in a hurry
 ("whats stapletons job"), each with what its answer must quote.
 
     CHAPTERHOUSE_HOME=DIR python tests/benchmarks/reader_questions.py [--misses]
@@ -211,6 +212,11 @@ PROBES = [
     ("the-call-of-the-wild", "breeds", "What breed is Buck?", r"St\. Bernard|shepherd dog"),
     ("the-call-of-the-wild", "breeds", "What kind of dog is Buck?", r"St\. Bernard|shepherd dog"),
     ("black-beauty", "breeds", "What kind of horse is Ginger?", r"carriage horse breed|racing blood"),
+    # Who tells the book, by name (narrator.teller), written while building it; the title as the book asked of.
+    ("the-hound-of-the-baskervilles", "who tells it", "Who narrates The Hound of the Baskervilles?", r"by Watson"),
+    ("black-beauty", "who tells it", "Who is the narrator?", r"by Black Beauty"),
+    ("the-adventures-of-sherlock-holmes", "who tells it", "Which character narrates the stories?", r"by Watson"),
+    ("persuasion", "who tells it", "What is the point of view?", r"third person"),
 ]
 
 
