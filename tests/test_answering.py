@@ -1613,6 +1613,12 @@ def test_the_one_telling_a_book_is_named_where_others_speak_to_them_or_where_its
     assert [line.text for line in bess.digest(told)][:2] == [
         "\u201cShe is as black as night; call her Black Bess,\u201d said the squire.",
         "I was taken to the town, and I learned to wear a bridle and a saddle."]
+    # The one telling it is among the main people, first where the book names them less than others: the telling
+    # says "I". Watson is named as often as the others.
+    cast = bess.retrieve("Who are the main characters?")
+    assert cast.overview == "people" and cast.plan.parts[0].text == "Black Bess"
+    assert "call her Black Bess" in bess.digest(cast)[0].text
+    assert [part.text for part in watson.retrieve("Who are the main characters?").plan.parts].count("Watson") == 1
 
 
 def test_a_book_no_one_in_it_tells_is_said_to_be_told_in_the_third_person(stave_one):

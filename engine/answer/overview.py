@@ -30,7 +30,7 @@ from .described import DESCRIPTION
 from .followup import PERSONAL_PRONOUNS, subjects_of
 from .named import GENERIC_WORDS
 from .narrator import FIRST_PERSON, NAMED_TELLER, THIRD_PERSON, Teller, outside_dialogue, says_i
-from .people import PEOPLE_LISTED
+from .people import PEOPLE_LISTED, within
 from .places import PLACES_LISTED, main_places
 from .planning import GLOBAL, Plan, PlanPart, content_words, words
 from .retrieval import PartEvidence, Retrieval, cut_at, passage_naming
@@ -194,7 +194,8 @@ def overview(plan: Plan, question: str, context, budget: int = 12, until: int | 
         by_section[section].sort()
     kind = overview_kind(question)
     if kind in (PEOPLE, PLACES):
-        names = context.main_people(until, begun, min(PEOPLE_LISTED, budget)) if kind == PEOPLE else \
+        names = _with_the_teller(context, context.main_people(until, begun, min(PEOPLE_LISTED, budget)), until,
+                                 begun, min(PEOPLE_LISTED, budget)) if kind == PEOPLE else \
             main_places(context.book, context.rarity, until, begun, limit=min(PLACES_LISTED, budget))
         if names:
             return _each_where_first_named(plan, context, names, kind, until, within, begun, started)
@@ -297,8 +298,25 @@ def person_passage(context, name: str, until: int | None, begun: list[int] | Non
 
 def work_out_main_people(context) -> None:
     """Find now the main people of the whole book and where each is told of, for the first asking."""
-    for name in context.main_people(None, None, PEOPLE_LISTED):
+    for name in _with_the_teller(context, context.main_people(None, None, PEOPLE_LISTED), None, None, PEOPLE_LISTED):
         person_passage(context, name, None, None)
+
+
+def _with_the_teller(context, names: list[str], until: int | None, begun: list[int | None] | None,
+                     limit: int) -> list[str]:
+    """The main people, with the one telling the book first where the book
+    names them (narrator.teller) and they are not among those it names most:
+    the telling says "I", so Black Beauty was missing from Black Beauty's.
+    Not for a reader who has not reached where the book names them."""
+    teller = context.teller
+    if teller is None or (until is not None and teller.shown_at >= until):
+        return names
+    section = context.book.section_at(teller.shown_at)
+    if begun is not None and (section.ordinal if section else None) not in begun:
+        return names
+    if any(name == teller.name or within(name, teller.name) or within(teller.name, name) for name in names):
+        return names
+    return [teller.name] + names[:limit - 1]
 
 
 def _saying_i(context, in_order: list[str]) -> list[str]:
