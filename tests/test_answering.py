@@ -1123,6 +1123,19 @@ def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_
     assert looks in lines and lines.index(looks) + 1 == lines.index(named)
     assert looked_at("Describe the Ghost of Christmas Past") == "Ghost of Christmas Past"
     assert looks in [line.text for line in pony.digest(pony.retrieve("What does Dobbin look like?"))]
+    # Said in a few words ("X was..."), what follows in its paragraph is quoted too; not after a line telling more
+    # than who they are, whose next sentence is of another.
+    (tmp_path / "short").mkdir()
+    short, after = "Sam Hill was the smith.", "He shod every horse in the valley, and he sang at his anvil all day."
+    acts, others = "Ned Cole, the carter, shut the gate.", "The mare by the trough did not even lift her head."
+    smith = _three_chapters_with(tmp_path / "short", f"Sam Hill came into the yard at noon. {acts} {others}",
+                                 ["Sam Hill trotted down the lane.", f"{short} {after}\n\nSam Hill ate his bread.",
+                                  "Ned Cole drove the cart to market."])
+    lines = [line.text for line in smith.digest(smith.retrieve("Who is Sam Hill?"))]
+    assert short in lines and lines.index(short) + 1 == lines.index(after)
+    assert lines[0] == "Sam Hill came into the yard at noon."  # the introduction, still
+    lines = [line.text for line in smith.digest(smith.retrieve("Who is Ned Cole?"))]
+    assert acts in lines and others not in lines
 
 
 def test_a_question_about_one_scene_quotes_that_scene_and_what_follows_its_best_line(tmp_path):

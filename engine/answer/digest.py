@@ -54,6 +54,13 @@ _QUOTED_FROM = {MARRIAGE, CHANGE, FIRST_TOLD}
 # overlap 0.528 / 0.097, for about half as much embedding time again.
 _SHORTLIST = 48
 _MAX_LINES = 3
+# A line saying who someone is in this many words or fewer says little ("Spitz was a practised fighter."): the
+# sentence after it is quoted too.
+_SHORT_DESCRIPTION_WORDS = 8
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+# A line saying who someone is and nothing else: their name, then "is" or "was" ("Harriet Smith was the natural
+# daughter of somebody.").
+_SAYS_WHO = re.compile(r"(?:(?-i:[A-Z])[\w.'\u2019-]*\s+){1,4}(?:is|was)\b")
 # A line scoring under this share of the part's best is left out. Measured on
 # the development set (12 passages): 0.85 quoted 37% of the required sections
 # in 2.9 lines a question, 0.7 quotes 47% in 3.8.
@@ -246,6 +253,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         chosen = _with_the_introduction(chosen, scored, evidence, brought_in_as or asked_about)
         if describing is not None:
             chosen = _with_a_description(chosen, scored, evidence, answering)
+            chosen = _with_what_follows_a_short_description(chosen, context, answering, evidence)
             chosen = _with_the_looks_before(chosen, context, introduces_themself(asked_about, brought_in_as))
         elif kind == LOOKS.name and (looked := looked_at(part.text)):
             chosen = _with_the_looks_before(chosen, context, introduces_themself(looked), evidence)
@@ -445,6 +453,31 @@ def _with_a_description(chosen: list, scored: list, evidence, described: set[tup
         return chosen
     introduction = {node_id for node_id, sources in evidence.sources.items() if INTRODUCTION in sources}
     return _in_place_of_the_weakest(chosen, line, kept=lambda pair: pair[1][5].id in introduction)
+
+
+def _with_what_follows_a_short_description(chosen: list, context, described: set[tuple[int, int]],
+                                           evidence) -> list:
+    """For "Who is Lestrade?", where the line saying who he is says it in a
+    few words, of him ("Lestrade is a well-known detective."), the lines
+    with the sentence after it in its paragraph ("He got himself into a fog
+    recently over a forgery case..."), in place of the weakest line but the
+    description and the introduction's. Not after a line that tells more
+    than who he is ("Sapt, the disrespectful old dog, kicked him
+    sharply."): what follows is of another."""
+    short = min((pair for pair in chosen if pair[1][2:4] in described and _SAYS_WHO.match(pair[1][4])
+                 and len(pair[1][4].split()) <= _SHORT_DESCRIPTION_WORDS), key=lambda pair: pair[1][2], default=None)
+    if short is None:
+        return chosen
+    passage, text = short[1][5], context.book.text
+    after = next(((start, end) for start, end in context.sentences(passage)
+                  if start >= short[1][3] and end <= passage.end), None)
+    if after is None or any(pair[1][2] == after[0] for pair in chosen) or \
+            _PARAGRAPH_BREAK.search(text, short[1][3], after[0]) or text[after[0]] in "\"\u201c\u2018'":
+        return chosen
+    sentence = " ".join(text[after[0]:after[1]].split())
+    line = (short[0] - 1e-4, (0.0, 0, after[0], after[1], sentence, passage))
+    introduction = {node_id for node_id, sources in evidence.sources.items() if INTRODUCTION in sources}
+    return _in_place_of_the_weakest(chosen, line, kept=lambda pair: pair is short or pair[1][5].id in introduction)
 
 
 def _in_place_of_the_weakest(chosen: list, line, kept=lambda pair: False) -> list:
