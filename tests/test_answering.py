@@ -1498,6 +1498,13 @@ def test_who_the_main_characters_are_is_answered_by_the_people_named_most(tmp_pa
     people = main_people(context.book, context.rarity)
     assert people == ["Anne", "Lady Russell", "Captain Wentworth", "Mr Musgrove", "Louisa"]
     assert not {"Bath", "Uppercross", "Lyme", "Musgroves", "Admiral", "Merry Christmas", "Wentworth"} & set(people)
+    # A name of two words whose first the book writes in lower case alone: "Tiny Tim" (a tiny cup) had been left out.
+    (tmp_path / "tiny").mkdir()
+    scene = ("Bob carried Tiny Tim home on his shoulder, and Tiny Tim sang. Bob gave Tiny Tim a tiny cup of punch. "
+             "A merry Christmas, said Bob; Merry Christmas, said Tiny Tim.")
+    carol, vocabulary = _parsed_with_its_vocabulary(tmp_path / "tiny", "A CAROL\n\nby Nobody\n\n\n" + "".join(
+        f"CHAPTER {number}\n\n{scene}\n\n{scene}\n\n" for number in ("I", "II", "III")))
+    assert main_people(carol, vocabulary) == ["Tiny Tim", "Bob"]
     # Before, the whole book in outline: chapter openings that named no one in particular.
     found = answering.retrieve("Who are the main characters?")
     assert found.overview == "people" and [part.part.text for part in found.parts] == people

@@ -25,9 +25,9 @@ from .expected import TELLINGS
 from .nearby import Telling, places_of_kinds
 from .named import ChapterTitles, sections_named_in
 from .narrator import Teller, outside_dialogue, teller, told_in_first_person
-from .people import DAYS, HONORIFIC_WORDS, MONTHS, NO_ONE, a_noun_or_a_place, main_people, mostly_a_place
-from .planning import capitalised_as_a_name
-from .vocabulary import Rarity, as_written
+from .people import (DAYS, HONORIFIC_WORDS, MONTHS, NO_ONE, a_noun_or_a_place, main_people, mostly_a_place,
+                     written_capitalised)
+from .vocabulary import Rarity
 
 
 # What a context works out from the book's text alone, once (cached properties), kept across index generations.
@@ -249,12 +249,7 @@ class BookContext:
         it twice."""
         found = self._written_as_names.get(name)
         if found is None:
-            if len(name.split()) == 1:
-                found = self.rarity.is_name(name)
-            else:
-                uses = [match.group() for match in as_written(name).finditer(self.book.text)]
-                capitalised = sum(1 for use in uses if capitalised_as_a_name(use))
-                found = bool(uses) and capitalised >= 0.9 * len(uses)
+            found = self.rarity.is_name(name) if len(name.split()) == 1 else written_capitalised(name, self.book.text)
             self._written_as_names[name] = found
         return found
 

@@ -13,6 +13,7 @@ import re
 from collections import Counter
 
 from ..index.cards import HONORIFICS, character_candidates
+from .planning import capitalised_as_a_name
 from .vocabulary import as_written
 
 # A name often written after one of these is a place: "at Bath", "from Lyme".
@@ -48,7 +49,7 @@ def main_people(book, rarity, until: int | None = None, sections: list[int] | No
         words = name.replace(".", "").split()
         own = [word for word in words if word.lower() not in HONORIFIC_WORDS]
         if (not own or any(word.lower() in PLACE_WORDS | DAYS_AND_MONTHS | NO_ONE for word in words)
-                or not all(rarity.is_name(word) for word in own)):
+                or not (all(rarity.is_name(word) for word in own) or _named_with_a_word(own, rarity, text))):
             continue  # a title alone, a place, a day, or words the book also writes in lower case
         if _family(name, rarity) or any(within(name, kept) or within(kept, name) for kept in people):
             continue
@@ -58,6 +59,23 @@ def main_people(book, rarity, until: int | None = None, sections: list[int] | No
         if len(people) >= limit:
             break
     return people
+
+
+def _named_with_a_word(own: list[str], rarity, text: str) -> bool:
+    """Whether a name of several words ends in a name and is written
+    capitalised nearly wherever its words stand together, though the book
+    writes the others in lower case alone: "Tiny Tim", "Black Michael"."""
+    return len(own) > 1 and rarity.is_name(own[-1]) and written_capitalised(" ".join(own), text)
+
+
+def written_capitalised(name: str, text: str) -> bool:
+    """Whether the text writes words capitalised nearly wherever they stand together ("Tiny Tim", "Ghost of
+    Christmas Past")."""
+    uses = [found.group() for found in as_written(name).finditer(text)]
+    return bool(uses) and sum(1 for use in uses if capitalised_as_a_name(use)) >= _CAPITALISED_SHARE * len(uses)
+
+
+_CAPITALISED_SHARE = 0.9
 
 
 def place_shares(name: str, text: str) -> tuple[int, float, float]:
