@@ -2444,6 +2444,25 @@ def test_where_someone_lives_is_answered_by_words_of_dwelling_by_their_name(stav
                                                "partner.")
 
 
+def test_where_someone_comes_from_is_answered_by_words_of_birth_and_dwelling_by_their_name(tmp_path):
+    from engine.answer.expected import expected_answer
+    from engine.answer.homes import HOME, ORIGIN
+
+    for asked in ("Where is Buck from?", "Where does Mr. Weston come from?", "Where was Tarzan born?",
+                  "Where did Lucy grow up?", "What is Harriet's hometown?", "Where is Drebber from originally?"):
+        assert ORIGIN.asked(asked) and not HOME.asked(asked) and expected_answer(asked) == ORIGIN.name, asked
+    for not_asked in ("Where does Scrooge live?", "Where does the money come from in the end?",
+                      "When was Tarzan born?"):
+        assert expected_answer(not_asked) != ORIGIN.name, not_asked
+    # Where words of birth and dwelling gather near the name: the passages have slots, the line is quoted first.
+    told = "Sam Hill was born at Leeds, and he was a native of the north, raised in a cottage by the mill."
+    sam = _three_chapters_with(tmp_path, "Sam Hill came into the yard from the lane.", [
+        "Sam Hill trotted down the lane from the town.", told, "Sam Hill took the letter from the post."])
+    found = sam.retrieve("Where is Sam Hill from?")
+    assert any(ORIGIN.name in sources for sources in found.parts[0].sources.values())
+    assert [line.text for line in sam.digest(found)][0] == told
+
+
 def test_someones_kin_is_answered_by_a_line_naming_someone_beside_the_word_of_kin(stave_one):
     from types import SimpleNamespace
 

@@ -15,7 +15,7 @@ from .ages import AGE_PHRASE, asks_age
 from .breeds import BREED
 from .character import CHARACTER
 from .followup import unglossed
-from .homes import HOME
+from .homes import HOME, ORIGIN
 from .looks import LOOKS
 from .meanings import MEANING
 from .occupations import OCCUPATION
@@ -28,10 +28,10 @@ _NOT_AN_ANSWER = HONORIFIC_WORDS | DAYS_AND_MONTHS | {"god", "heaven"}
 
 NAME, NUMBER, AGE, RELATION = "name", "number", "age", "relation"
 # Kinds told by words gathered near a name (nearby.py), by the kind's name: what someone looks like, what
-# they do for a living, where they live, what a name means, what kind of animal they are, what they are like.
-# Breed before character: "What kind of dog is Buck?" asks both, and the passages taking their slots first fill
-# the section cap.
-TELLINGS = (LOOKS, OCCUPATION, HOME, MEANING, BREED, CHARACTER)
+# they do for a living, where they live, where they come from, what a name means, what kind of animal they
+# are, what they are like. Breed before character: "What kind of dog is Buck?" asks both, and the passages taking
+# their slots first fill the section cap.
+TELLINGS = (LOOKS, OCCUPATION, HOME, ORIGIN, MEANING, BREED, CHARACTER)
 TELLING_KINDS = {telling.name: telling for telling in TELLINGS}
 
 # "Who...", "Whose...", "What is the name of...", "Which dog...": someone (or
@@ -81,7 +81,7 @@ _WITHIN = re.compile(rf"(?<=[{LETTER},;:]\s)([{LETTER}][{LETTER}'\u2019\-]+)")
 
 def expected_answer(question: str) -> str | None:
     """NAME, NUMBER, AGE, RELATION, a telling's name (TELLINGS: "looks",
-    "occupation", "home", "meaning", "character", "breed"), or None where the wording
+    "occupation", "home", "origin", "meaning", "character", "breed"), or None where the wording
     does not say ("Why...?", "How does...?")."""
     question = unglossed(question)  # a follow-up as if asked plainly: "Who is his (Holmes) brother?"
     if asks_age(question):  # "How old...?": an age as novels tell it ("at nineteen"), not any number
@@ -96,6 +96,8 @@ def expected_answer(question: str) -> str | None:
         return OCCUPATION.name
     if HOME.asked(question):  # "Where does Scrooge live?": words of dwelling by the name ("lived in chambers")
         return HOME.name
+    if ORIGIN.asked(question):  # "Where is Buck from?": words of dwelling and birth by the name ("Here he was born")
+        return ORIGIN.name
     if MEANING.asked(question):  # "What does Tarzan mean?": a word of meaning by the name ("which meant")
         return MEANING.name
     if _ASKS_KIN.search(question):

@@ -5,7 +5,15 @@ had once belonged to his deceased partner", "Buck lived at a big house in
 the sun-kissed Santa Clara Valley", "our rooms in Baker Street". So the
 passages where words of dwelling gather near a name the question asks
 about have slots of their own in retrieval, and the digest prefers a line
-that holds two of them near the name (nearby.py)."""
+that holds two of them near the name (nearby.py).
+
+Where someone comes from ("Where is Buck from?", "Where was Tarzan
+born?", "Where does Mr. Weston come from?") is told alike, with words of
+birth and of being native as well: "Buck lived at a big house in the
+sun-kissed Santa Clara Valley. Here he was born...", "Mr. Weston was a
+native of Highbury". A kind of its own: those words near a name had
+crowded out the lines where someone lives ("a stately stone mansion" next
+door to the Marches)."""
 
 from __future__ import annotations
 
@@ -34,3 +42,17 @@ _ASKING = frozenset({"live", "lives", "dwell", "reside", "stay", "staying", "liv
 
 HOME = Telling(name="home", words=_WORDS, asks=_ASKS, in_a_passage=2, in_a_line=2, asking_words=_ASKING,
                first_leads=True)
+
+_ORIGIN_WORDS = _WORDS | frozenset(
+    "native natives born birthplace hometown countryman countrymen raised reared".split())
+_ASKS_ORIGIN = re.compile(
+    r"^\W*(?:where\s+(?:is|was|are|were)\s+(?P<who>.+?)\s+(?:from|born|raised|brought\s+up)"
+    r"|where\s+(?:does|did|do)\s+(?P<who2>.+?)\s+(?:come|hail|originally\s+come)\s+from"
+    r"|where\s+(?:does|did|do)\s+(?P<who3>.+?)\s+grow\s+up"
+    r"|what\s+is\s+(?P<who4>.+?)['\u2019]s?\s+(?:hometown|birthplace|home\s+town|native\s+(?:town|country|land))"
+    r")(?:\s+(?:originally|in\s+the\s+(?:book|novel|story)))?\W*$", re.I)
+_ASKING_ORIGIN = frozenset({"from", "born", "come", "raised", "brought", "hail", "originally", "grow", "hometown",
+                            "birthplace", "home", "town", "native", "country", "land"})
+
+ORIGIN = Telling(name="origin", words=_ORIGIN_WORDS, asks=_ASKS_ORIGIN, in_a_passage=2, in_a_line=2,
+                 asking_words=_ASKING_ORIGIN, first_leads=True)

@@ -99,7 +99,7 @@ class AnswerSession:
     def prepare(self) -> None:
         """Load the book's passages and search files (`context`), and work
         out now what a first question of some kinds would otherwise wait
-        for: where the text uses words of looks, callings, homes, names'
+        for: where the text uses words of looks, callings, homes, origins, names'
         meanings, character and breed, ages and capitalised words, where its
         telling is, its chapters' titles, and its main people and where each
         is told of (once a book): 0.09 s for A Christmas Carol here, 0.45-0.5

@@ -4,8 +4,9 @@ kinds the engine answers by kind (who someone is and what they are, looks,
 callings, homes, meanings of names and of words, names in full, kin, who
 said a line, counts, first and last lines, first meetings, how someone
 dies, whom someone marries, how someone changes, what someone is like,
-what kind of animal, who tells the book), some as typed in a hurry
-("whats stapletons job"), each with what its answer must quote.
+what kind of animal, who tells the book, where someone is from), some as
+typed in a hurry ("whats stapletons job"), each with what its answer must
+quote.
 
     CHAPTERHOUSE_HOME=DIR python tests/benchmarks/reader_questions.py [--misses]
 
@@ -212,6 +213,11 @@ PROBES = [
     ("the-call-of-the-wild", "breeds", "What breed is Buck?", r"St\. Bernard|shepherd dog"),
     ("the-call-of-the-wild", "breeds", "What kind of dog is Buck?", r"St\. Bernard|shepherd dog"),
     ("black-beauty", "breeds", "What kind of horse is Ginger?", r"carriage horse breed|racing blood"),
+    # Where someone comes from (homes.ORIGIN), written while building it.
+    ("the-call-of-the-wild", "where someone is from", "Where is Buck from?", r"Santa Clara Valley|Here he was born"),
+    ("emma", "where someone is from", "Where is Mr. Weston from?", r"native of Highbury"),
+    ("tarzan-of-the-apes", "where someone is from", "Where was Tarzan born?", r"I was born there"),
+    ("a-study-in-scarlet", "where someone is from", "Where was Lucy Ferrier born?", r"grew up within the log-house"),
     # Who tells the book, by name (narrator.teller), written while building it; the title as the book asked of.
     ("the-hound-of-the-baskervilles", "who tells it", "Who narrates The Hound of the Baskervilles?", r"by Watson"),
     ("black-beauty", "who tells it", "Who is the narrator?", r"by Black Beauty"),
