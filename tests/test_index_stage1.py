@@ -96,12 +96,15 @@ def test_a_long_speech_in_quotation_marks_is_split_into_its_sentences():
     # Exact offsets, in order, and nothing but spaces left between them.
     assert all(start <= a < b <= len(text) and text[a:b] == text[a:b].strip() for a, b in spans)
     assert "".join(sentences).replace(" ", "") == text[start:].replace(" ", "")
-    # A semicolon ends no sentence, where syntok ends one before a capital; a paragraph's end still does.
+    # A semicolon ends no sentence, where syntok ends one before a capital, nor a title after a dash; a paragraph's
+    # end still does.
     flame = ('Upon its coming in, the dying flame leaped up, as though it cried, "I know him; Marley\'s Ghost!" and '
-             'fell again. He was tired; Marley came in.\n\n"Come here;\n\nI see it!"')
+             'fell again. He was tired; Marley came in.\n\n"Come here;\n\nI see it!"\n\n"...who arrives at Waterloo '
+             'Station"--Dr. Mortimer looked at his watch--"in one hour." Mr. Holmes left.')
     assert [flame[a:b] for a, b in sentence_spans(flame, 0, len(flame))] == [
         'Upon its coming in, the dying flame leaped up, as though it cried, "I know him; Marley\'s Ghost!" and fell '
-        'again.', "He was tired; Marley came in.", '"Come here;', 'I see it!"']
+        'again.', "He was tired; Marley came in.", '"Come here;', 'I see it!"',
+        '"...who arrives at Waterloo Station"--Dr. Mortimer looked at his watch--"in one hour."', "Mr. Holmes left."]
     # Passages are still cut where pysbd ends sentences, which keeps the speech
     # whole: cutting at syntok's lowered location recall (see chunking._cut_points).
     from engine.index.chunking import _cut_points

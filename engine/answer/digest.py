@@ -54,8 +54,8 @@ _QUOTED_FROM = {MARRIAGE, CHANGE, FIRST_TOLD}
 # overlap 0.528 / 0.097, for about half as much embedding time again.
 _SHORTLIST = 48
 _MAX_LINES = 3
-# A line saying who someone is in this many words or fewer says little ("Spitz was a practised fighter."): the
-# sentence after it is quoted too.
+# A line saying who someone is in this many words or fewer says little ("Lestrade is a well-known detective."):
+# the sentence after it is quoted too.
 _SHORT_DESCRIPTION_WORDS = 8
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 # A line saying who someone is and nothing else: their name, then "is" or "was" ("Harriet Smith was the natural

@@ -37,6 +37,8 @@ NO_ONE = {"english", "french", "german", "greek", "indian", "russian", "italian"
           "footnote", "chapter", "volume", "illustration", "st", "mt", "majesty", "highness", "lordship",
           "ladyship", "excellency"}
 PEOPLE_LISTED = 8
+# A name of several words is written capitalised in at least this share of the places its words stand together.
+_CAPITALISED_SHARE = 0.9
 
 
 def main_people(book, rarity, until: int | None = None, sections: list[int] | None = None,
@@ -73,9 +75,6 @@ def written_capitalised(name: str, text: str) -> bool:
     Christmas Past")."""
     uses = [found.group() for found in as_written(name).finditer(text)]
     return bool(uses) and sum(1 for use in uses if capitalised_as_a_name(use)) >= _CAPITALISED_SHARE * len(uses)
-
-
-_CAPITALISED_SHARE = 0.9
 
 
 def place_shares(name: str, text: str) -> tuple[int, float, float]:

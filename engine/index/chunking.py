@@ -85,8 +85,11 @@ def count_tokens(texts: list[str]) -> list[int]:
 
 # Stored with each passage's sentence rows: rows cut by another splitter (an
 # index made before syntok has pysbd's sentences, or syntok's cut at
-# semicolons) are made again.
-SENTENCE_SPLITTER = "syntok+semicolons"
+# semicolons and titles) are made again.
+SENTENCE_SPLITTER = "syntok+joins"
+# syntok ends a sentence at a title after a dash ("...who arrives at Waterloo Station"--Dr. / "Mortimer looked at
+# his watch"): no sentence ends with one.
+_ENDS_WITH_A_TITLE = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|St|Messrs|Mme)\.$")
 
 
 def sentence_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -98,18 +101,19 @@ def sentence_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     syntok's): the digest quoted such blocks as one sentence. It also ends
     a sentence at a semicolon before a capital ("...as though it cried, "I
     know him;" / "Marley's Ghost!" and fell again."; 2% of Persuasion's
-    sentences): the two are one sentence here."""
+    sentences), and at a title after a dash ("...who arrives at Waterloo
+    Station"--Dr."): the two are one sentence here."""
     from syntok.segmenter import analyze
 
     spans = []
     for paragraph in analyze(text[start:end]):
-        joined = False  # whether the last sentence ended at a semicolon, and goes on in this one
+        joined = False  # whether the last sentence ended at a semicolon or a title, and goes on in this one
         for sentence in paragraph:
             if sentence:
                 last = sentence[-1]
                 span = (start + sentence[0].offset, start + last.offset + len(last.value))
                 spans[-1:] = [(spans[-1][0], span[1])] if joined else spans[-1:] + [span]
-                joined = last.value == ";"
+                joined = last.value == ";" or _ENDS_WITH_A_TITLE.search(text, spans[-1][0], spans[-1][1]) is not None
     return spans or [(start, end)]
 
 
