@@ -1633,6 +1633,12 @@ def test_the_one_telling_a_book_is_named_where_others_speak_to_them_or_where_its
     assert [line.text for line in bess.digest(told)][:2] == [
         "\u201cShe is as black as night; call her Black Bess,\u201d said the squire.",
         "I was taken to the town, and I learned to wear a bridle and a saddle."]
+    # A place the title names, said only in dialogue, tells nothing ("Treasure Island").
+    island = indexed("SKULL ISLAND", [
+        "I was a boy at the inn when the captain came. \u201cSkull Island!\u201d he cried, and I shivered.",
+        "We sailed at dawn, and I kept the watch. \u201cWe sail for Skull Island,\u201d said the mate to me.",
+        "I saw the hill at last, and I knew that my fortune was made. \u201cSkull Island,\u201d said I."])
+    assert island.context.told_in_first_person and island.context.teller is None
     # The one telling it is among the main people, first where the book names them less than others: the telling
     # says "I". Watson is named as often as the others.
     cast = bess.retrieve("Who are the main characters?")

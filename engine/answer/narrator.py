@@ -14,8 +14,9 @@ under a fifth of its uses, most of whose uses speak to them ("Perhaps you
 are right, Watson,") and that stands in a third of the chapters or more,
 is the teller's (Watson in four Holmes books; not Sahib, Jack or Professor
 Coram of one story, nor Zenda's Bert); so is a person named in the title
-whom the telling all but never names (Black Beauty, 2 of 14 uses: others
-speak to a horse less)."""
+whom the telling all but never names and someone speaks to (Black Beauty:
+2 of 14 uses in the telling, 1 spoken to; others speak to a horse less),
+no place ("Treasure Island")."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
+from .people import PLACE_WORDS
 from .vocabulary import as_written, by_surname
 
 # How a book is told, as a whole-book question's evidence is marked: told by one of its people, by one the book
@@ -135,8 +137,11 @@ def teller(context) -> Teller | None:
     body_start = sections[0].body_start if sections else 0
     for run in _TITLE_NAME.finditer(context.book.title or ""):
         name = run.group(1)
-        # Whole: "Beauty" alone is no name ("the beauty of the place"), "Black Beauty" is.
-        if context.names_a_person(name) and name_shares(context, name)[0] < NARRATOR_TOLD_SHARE:
+        # Whole: "Beauty" alone is no name ("the beauty of the place"), "Black Beauty" is. Spoken to at least once,
+        # and no place's name ("Treasure Island" is seldom in its telling either).
+        told, spoken_to = name_shares(context, name)
+        if context.names_a_person(name) and told < NARRATOR_TOLD_SHARE and spoken_to > 0 \
+                and not PLACE_WORDS.intersection(name.lower().split()):
             first = next((use.start() for use in re.finditer(as_written(name).pattern, text)
                           if use.start() >= body_start), None)
             if first is not None:
