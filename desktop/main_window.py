@@ -865,11 +865,13 @@ class MainWindow(QMainWindow):
         (`AnswerSession.prepare`). A book still being indexed loads them when asked;
         called again as each stage of the open book's index lands, the new index is
         loaded here, not by the next question (a quarter of a second)."""
-        from engine.answer.session import AnswerSession
-
         epoch = self._sessions_epoch
 
         def prepare(context):
+            # Imported here, in the worker: the first import of the answering
+            # modules (their patterns compiled) kept the UI thread 40-50 ms.
+            from engine.answer.session import AnswerSession
+
             # The UI thread never takes the lock (loading takes a third of a
             # second): it drops sessions and bumps the epoch instead.
             with self._sessions_lock:
