@@ -38,7 +38,7 @@ from .looks import LOOKS, looked_at
 from .marriages import MARRIAGE, marriage_asked, names_a_marriage_to_be, tells_a_marriage
 from .meetings import MEETING, meeting_asked, names_both, names_the_one_met, narrator_first, told_not_said
 from .nearby import names_asked, near_names, other_names_written, tells_near
-from .narrator import SPEECH_VERBS, outside_dialogue, says_i
+from .narrator import PARAGRAPH_BREAK, SPEECH_VERBS, outside_dialogue, says_i
 from .overview import FIRST_PERSON, NAMED_TELLER, PEOPLE, PLACES, RECENT, TELLER, THIRD_PERSON, asks_one_sentence
 from .planning import QUOTED, about_one_scene, content_words, stem
 from .retrieval import (BEFORE_A_NAME, INTRODUCTION, LAST_MENTION, Retrieval, asked_who, introduced, last_mentioned,
@@ -57,7 +57,6 @@ _MAX_LINES = 3
 # A line saying who someone is in this many words or fewer says little ("Lestrade is a well-known detective."):
 # the sentence after it is quoted too.
 _SHORT_DESCRIPTION_WORDS = 8
-_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 # A line saying who someone is and nothing else: their name, then "is" or "was" ("Harriet Smith was the natural
 # daughter of somebody.").
 _SAYS_WHO = re.compile(r"(?:(?-i:[A-Z])[\w.'\u2019-]*\s+){1,4}(?:is|was)\b")
@@ -472,7 +471,7 @@ def _with_what_follows_a_short_description(chosen: list, context, described: set
     after = next(((start, end) for start, end in context.sentences(passage)
                   if start >= short[1][3] and end <= passage.end), None)
     if after is None or any(pair[1][2] == after[0] for pair in chosen) or \
-            _PARAGRAPH_BREAK.search(text, short[1][3], after[0]) or text[after[0]] in "\"\u201c\u2018'":
+            PARAGRAPH_BREAK.search(text, short[1][3], after[0]) or text[after[0]] in "\"\u201c\u2018'":
         return chosen
     sentence = " ".join(text[after[0]:after[1]].split())
     line = (short[0] - 1e-4, (0.0, 0, after[0], after[1], sentence, passage))

@@ -34,7 +34,7 @@ FIRST_PERSON, NAMED_TELLER, THIRD_PERSON = "first person", "named teller", "thir
 # over several paragraphs opens each with a quotation mark).
 _QUOTED = re.compile(r"\u201c[^\u201d]*?\u201d|\"[^\"]*?\"|\u2018[^\u2019]{0,400}?\u2019(?![a-z])", re.S)
 _LEFT_OPEN = re.compile(r"[\u201c\"\u2018].*", re.S)
-_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 # Verbs that tag a line of dialogue with its speaker.
 SPEECH_VERBS = {"said", "says", "say", "cried", "replied", "asked", "exclaimed", "returned", "answered", "added",
                 "retorted", "observed", "remarked", "continued", "demanded", "inquired", "enquired", "muttered",
@@ -47,7 +47,7 @@ FIRST_PERSON_PER_THOUSAND = 9
 def outside_dialogue(text: str) -> list[tuple[int, int]]:
     """The spans of the text that are telling, not dialogue, paragraph by paragraph."""
     spans, at = [], 0
-    for paragraph in _PARAGRAPH_BREAK.split(text):
+    for paragraph in PARAGRAPH_BREAK.split(text):
         start = text.index(paragraph, at)
         at = start + len(paragraph)
         told = 0

@@ -205,14 +205,14 @@ def overview(plan: Plan, question: str, context, budget: int = 12, until: int | 
     if kind == NARRATOR:
         kind = FIRST_PERSON if context.told_in_first_person else THIRD_PERSON
         chosen = _saying_i(context, in_order) if kind == FIRST_PERSON else in_order[:1]
-        named_teller = context.teller if kind == FIRST_PERSON and within is None else None
-        if named_teller is not None and (until is None or named_teller.shown_at < until):
-            # The line that names them first: a reader who has not reached it is not told the name.
-            holding = context.passages_overlapping(named_teller.shown_at, named_teller.shown_at + 1)
-            kind, stated = NAMED_TELLER, teller_statement(context.book.title, named_teller)
+        teller = context.teller if kind == FIRST_PERSON and within is None else None
+        # The line that names them first: a reader who has not reached it is not told the name.
+        if teller is not None and (until is None or teller.shown_at < until):
+            named_teller = teller
+            holding = context.passages_overlapping(teller.shown_at, teller.shown_at + 1)
+            kind, stated = NAMED_TELLER, teller_statement(context.book.title, teller)
             chosen = [holding[0].id] + [node_id for node_id in chosen if node_id != holding[0].id]
         else:
-            named_teller = None
             stated = told_statement(context.book.title, kind)
     elif kind == ENDING:
         chosen = in_order[-budget:]

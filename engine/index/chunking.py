@@ -90,6 +90,7 @@ SENTENCE_SPLITTER = "syntok+joins"
 # syntok ends a sentence at a title after a dash ("...who arrives at Waterloo Station"--Dr. / "Mortimer looked at
 # his watch"): no sentence ends with one.
 _ENDS_WITH_A_TITLE = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|St|Messrs|Mme)\.$")
+_TITLE_TAIL = 10  # characters: "Messrs." and the edge before it
 
 
 def sentence_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -113,7 +114,9 @@ def sentence_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
                 last = sentence[-1]
                 span = (start + sentence[0].offset, start + last.offset + len(last.value))
                 spans[-1:] = [(spans[-1][0], span[1])] if joined else spans[-1:] + [span]
-                joined = last.value == ";" or _ENDS_WITH_A_TITLE.search(text, spans[-1][0], spans[-1][1]) is not None
+                # Only its last few characters are read for a title: this runs for every sentence indexed.
+                joined = last.value == ";" or _ENDS_WITH_A_TITLE.search(
+                    text, max(spans[-1][0], spans[-1][1] - _TITLE_TAIL), spans[-1][1]) is not None
     return spans or [(start, end)]
 
 
