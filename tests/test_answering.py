@@ -2062,7 +2062,8 @@ def test_where_the_one_telling_the_book_meets_someone_is_where_the_telling_first
 
 
 def test_how_someone_dies_is_where_the_book_last_names_them_beside_a_word_of_death(tmp_path):
-    from engine.answer.deaths import DEATH, death_asked, last_told_dead, tells_a_death
+    from engine.answer.deaths import DEATH, death_asked, last_told_dead
+    from engine.answer.told_deaths import tells_a_death
 
     answering = _three_chapters_with(
         tmp_path, "Old Jem the carter fed us every morning, and Jem found the robin lying dead under the hedge.",
@@ -2090,6 +2091,68 @@ def test_how_someone_dies_is_where_the_book_last_names_them_beside_a_word_of_dea
     # Up to a reading limit before it: the robin's line is the last one, and no more than that is claimed.
     early = answering.retrieve("How does Jem die?", budget=4, until=answering.context.book.sections[1].start)
     assert all(node.section == 1 for node in early.passages if DEATH in early.parts[0].sources[node.id])
+
+
+def test_a_death_is_told_where_its_words_are_said_of_the_one_named_and_not_of_another_or_supposed(tmp_path):
+    from engine.answer.deaths import DEATH, killer_asked, last_told_dead
+    from engine.answer.told_deaths import tells_a_death
+
+    told = [("Kerchak was dead.", "Kerchak"),
+            ("and to Tiny Tim, who did NOT die, he was a second father.", "Tiny Tim"),
+            ("Pip, the canary, who lay dead in the cage, was buried under the fern.", "Pip"),
+            ("Fortune came at last; but Fanny Harville did not live to know it.", "Fanny Harville"),
+            ("Griffin, the most gifted physicist the world has ever seen, ended in infinite disaster his strange and "
+             "terrible career.", "Griffin"),
+            ("I described Drebber's death to him.", "Drebber"), ("He had killed the murderer of Kala.", "Kala"),
+            ("It was the desire to frighten old Sir Charles to death.", "Sir Charles"),
+            ("Jefferson Hope, the murderer of Enoch Drebber and of Joseph Stangerson.", "Joseph Stangerson"),
+            ("He found Pete where he had been killed in his blankets.", "Pete"), ("Jem was killed by Bill.", "Jem")]
+    for sentence, name in told:
+        assert tells_a_death(sentence, name), sentence
+    not_told = [("Since his father died, Sir Charles's younger brother died unmarried.", "Sir Charles"),  # an owner
+                ("For Tarzan had killed so often for food.", "Tarzan"),  # the killer
+                ("Then Bill killed Jem with a blow of the spade.", "Bill"),
+                ("Scrooge knew he was dead?", "Scrooge"), ("They both died when Laurie was a little child.", "Laurie"),
+                ("Mr. Laurence used to be fond of the child who died.", "Mr. Laurence"),
+                ("Well, if Black Michael died, and if I slew Rupert, all would be well.", "Black Michael"),
+                ("Well, if Black Michael died, and if I, the play-actor, slew Rupert, all would be well.", "Rupert"),
+                ("The King may die.", "King"), ("To-day Kemp is to die.", "Kemp"),
+                ("A dreadful fear passed over Jo, as she thought, \u201cBeth is dead.\u201d", "Beth"),
+                ("He could not hope to frighten Sir Henry to death.", "Sir Henry"),
+                ("Buck was too near dead to be of use.", "Buck"), ("Buck broke it out from a dead standstill.", "Buck"),
+                ("Captain Morstan came to my hut in the dead of the night.", "Captain Morstan"),
+                ("Holmes had been buried in the morning papers.", "Holmes"),
+                ("Tarzan wondered what the chest they had buried contained.", "Tarzan"),
+                ("Dr. Kemp did not live by practice.", "Kemp"),
+                ("Jefferson Hope looked round to see if there was a second grave.", "Jefferson Hope"),
+                ("Stapleton's attempt ended in the death of the unfortunate convict.", "Stapleton"),
+                ("It was the attempted murder of Mr. Sherlock Holmes.", "Sherlock Holmes")]
+    for sentence, name in not_told:
+        assert not tells_a_death(sentence, name), sentence
+    assert killer_asked("Who killed Jem?") and killer_asked("who murdered old Jem")
+    assert not killer_asked("How did Jem die?")
+
+    answering = _three_chapters_with(
+        tmp_path, "Old Jem Stokes the carter fed us every morning, and Jem Stokes laughed at the dogs.",
+        ["The news came at Michaelmas. Stokes was dead.",
+         "The murder of Tom Quill was a thing no one in the village spoke of."],
+        in_the_second="Tom Quill kept the inn. Then Bill Hale, the murderer of Tom Quill, went away to sea.")
+    # Who killed him: the last line telling his death that names another ("Bill Hale, the murderer of Tom Quill"),
+    # not the last telling it ("The murder of Tom Quill was a thing...").
+    _, start, end = last_told_dead(answering.context, "Tom Quill", None, None, killer=True)
+    assert answering.context.book.text[start:end].strip() == (
+        "Then Bill Hale, the murderer of Tom Quill, went away to sea.")
+    found = answering.retrieve("Who killed Tom Quill?", budget=4)
+    assert any(line.text.startswith("Then Bill Hale, the murderer of Tom Quill") for line in answering.digest(found))
+    _, start, end = last_told_dead(answering.context, "Tom Quill", None, None)
+    assert answering.context.book.text[start:end].strip().startswith("The murder of Tom Quill was a thing")
+    # How Jem Stokes died: his name's last word alone where the whole name tells nothing, and a line of three words
+    # quoted.
+    _, start, end = last_told_dead(answering.context, "Jem Stokes", None, None)
+    assert answering.context.book.text[start:end].strip() == "Stokes was dead."
+    found = answering.retrieve("How does Jem Stokes die?", budget=4)
+    assert [node.section for node in found.passages if DEATH in found.parts[0].sources[node.id]] == [3]
+    assert "Stokes was dead." in [line.text for line in answering.digest(found)]
 
 
 def test_whom_someone_marries_is_where_the_book_last_tells_their_wedding_naming_another(tmp_path):

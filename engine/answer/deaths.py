@@ -5,27 +5,28 @@ funeral as round a death (nearby.py); but where the book last names
 someone in the same sentence as a word of death is, more often than not,
 where it tells it or looks back on it: "John Thornton was dead.", "I
 described Drebber's death to him, and I gave him the same choice of the
-poisoned pills.", "...as to the death of Selden". That passage has a slot
-of its own in retrieval, and its line is quoted (digest.py). Measured on
-12 deaths in the corpus's books: 7 told so; a death told without the name
-("a revolver-shot rang out" for Dave) is not."""
+poisoned pills.", "...as to the death of Selden" (what tells a death:
+told_deaths.py). That passage has a slot of its own in retrieval, and its
+line is quoted (digest.py). Asked who killed someone, the last such line
+naming another person comes first ("Jefferson Hope, the murderer of Enoch
+Drebber and of Joseph Stangerson"); where the whole name tells none, its
+last word alone may ("the sudden death of the man Hope"). Measured on 15
+deaths in the corpus's books (`reader_questions.py`): 5 quoted before
+those rules, 11 now; a death told without the name ("a revolver-shot rang
+out" for Dave; Beth "quietly drew her last"; Ginger, "I believe it was
+Ginger", after "a cart with a dead horse in it") is not."""
 
 from __future__ import annotations
 
 import re
 
 from .followup import subjects_of, unglossed
+from .people import HONORIFIC_WORDS, names_another_person
 from .planning import content_words
-from .vocabulary import WORD, as_written
+from .told_deaths import tells_a_death
+from .vocabulary import as_written, by_surname
 
 DEATH = "death"  # the sources' mark of the passage where the book last names someone beside a word of death
-_DEATH_WORDS = re.compile(r"\b(?:dead|died|dies|dying|death|deaths|killed|kill|kills|murdered|murder|slain|slew"
-                          r"|drowned|buried|grave|corpse|perished|lifeless|poisoned|strangled|executed|hanged)\b",
-                          re.I)
-# A charge names the dead without telling the death: "the man Hope, who was suspected of the murder of Mr. Enoch
-# Drebber".
-_CHARGED_WITH = re.compile(r"\b(?:suspected|accused|convicted|guilty|innocent|arrested|tried|charged|acquitted)"
-                           r"\s+(?:of|with|for)\s+(?:the\s+|a\s+|his\s+|her\s+)?$", re.I)
 _ASKS = re.compile(
     r"^\W*(?:how|when|where|why)\s+(?:does|did|do|will)\s+(?P<who>.+?)\s+die(?:\s+in\s+the\s+end)?\W*$"
     r"|^\W*(?:does|did)\s+(?P<who2>.+?)\s+die(?:\s+in\s+the\s+end)?\W*$"
@@ -35,12 +36,14 @@ _ASKS = re.compile(
     r"|^\W*(?:is|was)\s+(?P<who6>.+?)\s+(?:dead|killed|murdered)(?:\s+in\s+the\s+end)?\W*$"
     r"|^\W*(?:what|how)\s+(?:is|was)\s+(?:the\s+cause\s+of\s+)?(?P<who7>.+?)['\u2019]s?\s+death\W*$"
     r"|^\W*what\s+(?:is|was)\s+the\s+cause\s+of\s+(?:the\s+)?death\s+of\s+(?P<who8>.+?)\W*$", re.I)
+_KILLER_ASKED = re.compile(r"^\W*(?:who|what)\s+(?:kills|killed|murders|murdered|has\s+killed|had\s+killed)\b", re.I)
 # A full stop after a title is no sentence's end: "Shall you care if Jo does marry Mr. Bhaer?" had ended at "Mr.";
 # a paragraph's end is one (a chapter's heading is not the first sentence's start).
 _SENTENCE_END = re.compile(r"[.!?](?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMessrs\.)(?<!\bMme\.)"
                            r"[\"'\u201d\u2019)]*(?=\s|$)|\n[ \t]*\n")
-_NEAR_WORDS = 10  # how many words apart a name and a word of what befell them may be and be told together
-_CLAUSE_BREAK = re.compile(r"[,;:()\u2014\u2013]|--")
+# "Lady Elliot", "Sir Charles", "Mr. Hope"; not a sentence's end ("at Michaelmas. Stokes was dead.").
+_CAPITALISED_BEFORE = re.compile(r"\b(?:[A-Z][\w'\u2019-]*|Mr\.|Mrs\.|Dr\.|Ms\.|St\.)\s+$")
+_WORD_REACH = 30  # characters before a name looked at for a word of it before it
 _SENTENCE_REACH = 300  # how far back a sentence's start is looked for at a time
 
 
@@ -62,15 +65,16 @@ def one_person_asked(asks: re.Pattern, question: str, is_name) -> str | None:
 
 
 def last_sentence_naming(context, name: str, until: int | None, searched,
-                         *tellings) -> tuple[object, int, int] | None:
+                         *tellings, find_namings=None) -> tuple[object, int, int] | None:
     """The passage (of the sections `searched`, read before `until`) holding
     the last sentence that names someone and that the first of `tellings`
     (each its text to a bool) passes, else the second..., and that
-    sentence's span; None where none does."""
+    sentence's span; None where none does. `find_namings` (the text and an
+    end to the places it names them) finds them otherwise than `as_written`."""
     text = context.book.text
     end = len(text) if until is None else until
     allowed = None if searched is None else set(searched)
-    namings = list(as_written(name).finditer(text, 0, end))
+    namings = list(find_namings(text, end) if find_namings else as_written(name).finditer(text, 0, end))
     sentences: list[tuple[int, int]] = []  # of the namings, last first, found as needed by the first telling
     for telling in tellings:
         for place, named in enumerate(reversed(namings)):
@@ -97,26 +101,44 @@ def _sentence_start(text: str, at: int) -> int:
     return 0
 
 
-def last_told_dead(context, name: str, until: int | None, searched) -> tuple[object, int, int] | None:
+def last_told_dead(context, name: str, until: int | None, searched,
+                   killer: bool = False) -> tuple[object, int, int] | None:
     """The passage (of the sections `searched`, read before `until`) holding
-    the last sentence that names someone beside a word of death, and that
-    sentence's span; None where no sentence does."""
-    return last_sentence_naming(context, name, until, searched, lambda sentence: tells_a_death(sentence, name))
+    the last sentence that tells someone's death, and that sentence's span;
+    None where no sentence does. Asked who killed them (`killer`), the last
+    naming another person as well comes first: "Jefferson Hope, the
+    murderer of Enoch Drebber and of Joseph Stangerson", not "The murder of
+    Stangerson was an incident which was entirely unexpected"."""
+    told = last_sentence_naming(context, name, until, searched, *death_tellings(name, context.names_a_person, killer))
+    last_word = by_surname(name)
+    if told is not None or last_word == name or name.split()[0].lower().rstrip(".") in HONORIFIC_WORDS:
+        return told
+    # "the sudden death of the man Hope" (Jefferson Hope), "Michael lay dead across the threshold" (Black Michael):
+    # the name's last word alone, as a name (in capitals: not "in the hope of capturing or killing"), and not
+    # another's ("Lady Elliot died" is no telling of Anne Elliot's; "the death of poor Fairfax" is Miss Fairfax's
+    # father's: not for a name with a title).
+    alone = re.compile(rf"\b{re.escape(last_word)}\b")
+
+    def namings(text: str, end: int):
+        return [found for found in alone.finditer(text, 0, end)
+                if not _CAPITALISED_BEFORE.search(text, max(0, found.start() - _WORD_REACH), found.start())]
+    return last_sentence_naming(context, last_word, until, searched,
+                                *death_tellings(last_word, context.names_a_person, killer), find_namings=namings)
 
 
-def tells_a_death(sentence: str, name: str) -> bool:
-    """Whether a line names someone in the same clause as a word of death that is not a charge's: "the sudden death
-    of the man Hope, who was suspected of the murder of Mr. Enoch Drebber" tells no death of Drebber's."""
-    deaths = [(found.start(), found.end()) for found in _DEATH_WORDS.finditer(sentence)
-              if _CHARGED_WITH.search(sentence, 0, found.start()) is None]
-    return named_near(sentence, name, deaths)
+def death_tellings(name: str, is_person, killer: bool) -> list:
+    """The tests a sentence telling someone's death passes, best first (`last_told_dead`)."""
+    def told(sentence: str) -> bool:
+        return tells_a_death(sentence, name)
+
+    def told_with_another(sentence: str) -> bool:
+        return told(sentence) and names_another_person(sentence, name, is_person)
+
+    return [told_with_another, told] if killer else [told]
 
 
-def named_near(sentence: str, name: str, spans: list[tuple[int, int]]) -> bool:
-    """Whether the sentence names someone in the same clause as one of the `spans`, a few words apart."""
-    for named in as_written(name).finditer(sentence):
-        for start, end in spans:
-            between = sentence[min(end, named.end()):max(start, named.start())]
-            if not _CLAUSE_BREAK.search(between) and len(WORD.findall(between)) <= _NEAR_WORDS:
-                return True
-    return False
+def killer_asked(question: str) -> bool:
+    """Whether a question asks who killed someone ("Who killed Drebber?"), not how they died."""
+    return _KILLER_ASKED.match(unglossed(question)) is not None
+
+

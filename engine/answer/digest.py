@@ -31,7 +31,7 @@ import numpy as np
 from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, DEFINITION, LENGTH, NAMES_WRITTEN, TITLE_PAGE_LABEL, \
     title_page_span
 from .changes import CHANGE, FIRST_TOLD, change_asked, says_what_they_were, where_they_are_left
-from .deaths import DEATH, death_asked, tells_a_death
+from .deaths import DEATH, death_asked, death_tellings, killer_asked
 from .described import DESCRIPTION, describes, introduces_themself
 from .expected import AGE, NAME, NUMBER, RELATION, TELLING_KINDS, asked_kin, expected_answer, holds_answer
 from .looks import LOOKS, looked_at
@@ -44,10 +44,10 @@ from .planning import QUOTED, about_one_scene, content_words, stem
 from .retrieval import (BEFORE_A_NAME, INTRODUCTION, LAST_MENTION, Retrieval, asked_who, introduced, last_mentioned,
                         searched_sections)
 from .selection import part_heading
-from .vocabulary import as_written
+from .vocabulary import as_written, by_surname
 
 # The marks of passages retrieval gave a slot whose line the digest quotes, whatever words it shares.
-_QUOTED_FROM = {MARRIAGE, CHANGE, FIRST_TOLD}
+_QUOTED_FROM = {MARRIAGE, CHANGE, FIRST_TOLD, DEATH}
 # Sentences the embedder ranks for each part. Measured on the development set
 # (12 passages; share of required sections quoted / of evidence sentences
 # quoted): 16 by plain word overlap 0.487 / 0.080, 48 by rarity-weighted
@@ -149,7 +149,11 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         asked_about = introduced(part.text, context.writes_as_name) or last_mentioned(part.text,
                                                                                       context.writes_as_name)
         brought_in_as = _brought_in_as(asked_about, evidence)
+        # Whose death or wedding is asked: "Kerchak was dead." is three words, and the line.
+        told_of_one = death_asked(part.text, context.writes_as_name) or marriage_asked(part.text,
+                                                                                      context.writes_as_name)
         naming = _names(asked_about, brought_in_as) if asked_about else None
+        short_naming = naming or (_names(told_of_one) if told_of_one else None)
         candidates = []
         quotes = _quotes(part.text)
         seen: set[tuple[int, int]] = set()
@@ -170,7 +174,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                 # Scrooge.' for "Who said 'Are there no prisons?'".
                 holds_quote = any(quote in _plain(sentence) for quote in quotes)
                 if sentence in quoted_texts or not holds_quote and (
-                        length < 3 or (length == 3 and not (naming and naming.search(sentence)))):
+                        length < 3 or (length == 3 and not (short_naming and short_naming.search(sentence)))):
                     continue
                 sentence_words = content_words(sentence)
                 if _says_only_who_spoke(sentence_words) and not holds_quote:
@@ -274,8 +278,10 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                 lambda sentence: names_the_one_met(sentence, met)])
         dead = death_asked(part.text, context.writes_as_name)
         if dead:
-            chosen = _with_a_line_from(chosen, scored, evidence, DEATH,
-                                       [lambda sentence: tells_a_death(sentence, dead)], last=True)
+            # By the name's last word where retrieval found the passage so ("the man Hope").
+            chosen = _with_a_line_from(chosen, scored, evidence, DEATH, [
+                *death_tellings(dead, context.names_a_person, killer_asked(part.text)),
+                *death_tellings(by_surname(dead), context.names_a_person, killer_asked(part.text))], last=True)
         wed = marriage_asked(part.text, context.writes_as_name)
         if wed:
             chosen = _with_a_line_from(chosen, scored, evidence, MARRIAGE, [

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import re
 
-from .deaths import last_sentence_naming, named_near, one_person_asked
-from .people import HONORIFIC_WORDS
+from .deaths import last_sentence_naming, one_person_asked
+from .people import names_another_person
+from .told_deaths import named_near
 from .vocabulary import WORD, without_possessive
 
 MARRIAGE = "marriage"  # the sources' mark of the passage where the book last tells someone's marriage
@@ -99,28 +100,6 @@ def names_a_marriage_to_be(sentence: str, name: str, is_person) -> bool:
 
 def _spans(words: re.Pattern, sentence: str) -> list[tuple[int, int]]:
     return [(found.start(), found.end()) for found in words.finditer(sentence)]
-
-
-def names_another_person(sentence: str, name: str, is_person) -> bool:
-    """Whether a sentence names a person besides `name` (`is_person(word, titled)`, as
-    `BookContext.names_a_person`), past its first word: not a month or a place ("Five years after Jo's wedding,
-    ... a mellow October day"; "Jo found herself married and settled at Plumfield")."""
-    own = {word.lower() for word in WORD.findall(name)}
-    words = WORD.findall(sentence)
-    for place, word in enumerate(words[1:], start=1):
-        bare = without_possessive(word)
-        if not word[:1].isupper() or bare.lower() in own:
-            continue
-        before = words[place - 1]
-        if before.lower() in HONORIFIC_WORDS:
-            if is_person(bare, titled=True):
-                return True
-        elif place > 1 and before[:1].isupper():  # a name's second word: "New York" is judged whole
-            if is_person(f"{before} {bare}"):
-                return True
-        elif is_person(bare):
-            return True
-    return False
 
 
 def names_another(sentence: str, name: str, is_name, from_the_first_word: bool = False) -> bool:

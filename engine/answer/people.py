@@ -14,7 +14,7 @@ from collections import Counter
 
 from ..index.cards import HONORIFICS, character_candidates
 from .planning import capitalised_as_a_name
-from .vocabulary import as_written
+from .vocabulary import WORD, as_written, without_possessive
 
 # A name often written after one of these is a place: "at Bath", "from Lyme".
 BEFORE_A_PLACE = r"in|from|near|into|through|towards|toward|at"
@@ -145,3 +145,25 @@ def _family(name: str, rarity) -> bool:
     """"the Cratchits", "the Miss Musgroves": a family, not one person (not "Holmes")."""
     last = name.split()[-1]
     return len(last) > 3 and last.endswith("s") and rarity.is_name(last[:-1])
+
+
+def names_another_person(sentence: str, name: str, is_person) -> bool:
+    """Whether a sentence names a person besides `name` (`is_person(word, titled)`, as
+    `BookContext.names_a_person`), past its first word: not a month or a place ("Five years after Jo's wedding,
+    ... a mellow October day"; "Jo found herself married and settled at Plumfield")."""
+    own = {word.lower() for word in WORD.findall(name)}
+    words = WORD.findall(sentence)
+    for place, word in enumerate(words[1:], start=1):
+        bare = without_possessive(word)
+        if not word[:1].isupper() or bare.lower() in own:
+            continue
+        before = words[place - 1]
+        if before.lower() in HONORIFIC_WORDS:
+            if is_person(bare, titled=True):
+                return True
+        elif place > 1 and before[:1].isupper():  # a name's second word: "New York" is judged whole
+            if is_person(f"{before} {bare}"):
+                return True
+        elif is_person(bare):
+            return True
+    return False

@@ -31,7 +31,7 @@ from ..index.search import RRF_K
 from ..index.store import SECTION_SUMMARY, Node
 from .ages import asks_age, passages_telling_age
 from .changes import CHANGE, FIRST_TOLD, change_asked, says_what_they_were, where_they_are_left
-from .deaths import DEATH, death_asked, last_told_dead
+from .deaths import DEATH, death_asked, killer_asked, last_told_dead
 from .described import DESCRIPTION, describes
 from .expected import TELLINGS
 from .followup import unglossed
@@ -650,7 +650,7 @@ def _death_entry(plan: Plan, context, until: int | None, searched):
     last names them beside a word of death (deaths.py): (node id, section,
     sources); else None."""
     name = death_asked(plan.question, context.writes_as_name)
-    told = last_told_dead(context, name, until, searched) if name else None
+    told = last_told_dead(context, name, until, searched, killer_asked(plan.question)) if name else None
     return (told[0].id, told[0].section, ["phrase"]) if told is not None else None
 
 

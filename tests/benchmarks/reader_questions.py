@@ -8,7 +8,7 @@ what kind of animal, who tells the book, where someone is from), some as
 typed in a hurry ("whats stapletons job"), each with what its answer must
 quote.
 
-    CHAPTERHOUSE_HOME=DIR python tests/benchmarks/reader_questions.py [--misses]
+    CHAPTERHOUSE_HOME=DIR python tests/benchmarks/reader_questions.py [--misses] [--kind WORDS]
 
 For each question, the evidence (12 passages, no generator) and its digest
 are made, and the question is answered when the stated answer or a quoted
@@ -123,6 +123,21 @@ PROBES = [
     ("a-study-in-scarlet", "how someone dies", "How was Drebber killed?", r"came to his end|Drebber.s death"),
     ("the-hound-of-the-baskervilles", "how someone dies", "How did Selden die?", r"death of Selden"),
     ("the-call-of-the-wild", "how someone dies", "Does Spitz die?", r"Spitz disappeared|dark circle"),
+    ("a-christmas-carol", "how someone dies", "Does Tiny Tim die?", r"did NOT die"),
+    ("persuasion", "how someone dies", "How did Fanny Harville die?", r"did not live to know it|died the preceding"),
+    ("tarzan-of-the-apes", "how someone dies", "How does Kerchak die?", r"Kerchak was dead"),
+    ("tarzan-of-the-apes", "how someone dies", "How does Kala die?",
+     r"Kala plunged forward|body of Kala|Kala.s murderer|murderer of Kala"),
+    ("a-study-in-scarlet", "how someone dies", "How does Jefferson Hope die?",
+     r"aneurism burst|before a tribunal|death of the man Hope"),
+    ("a-study-in-scarlet", "how someone dies", "Who killed Stangerson?", r"murderer of Enoch Drebber and of Joseph"),
+    ("the-prisoner-of-zenda", "how someone dies", "How does Black Michael die?",
+     r"Michael lay dead|dealt Michael his death|killing of Michael"),
+    ("the-hound-of-the-baskervilles", "how someone dies", "How did Sir Charles die?",
+     r"frighten old Sir Charles to death|Sir Charles was dead before"),
+    ("the-invisible-man", "how someone dies", "How does Griffin die?", r"ended in infinite disaster"),
+    ("black-beauty", "how someone dies", "Does Ginger die?", r"believe it was Ginger|dead horse"),
+    ("little-women", "how someone dies", "How does Beth die?", r"drew her last|tide went out|Beth was well at last"),
     ("little-women", "first meetings", "When does Jo meet Laurie?", r"Don.t you like to dance, Miss Jo"),
     ("a-study-in-scarlet", "first meetings", "How does Watson meet Holmes?", r"said Stamford, introducing us"),
     ("the-sign-of-the-four", "first meetings", "When does Watson first meet Miss Morstan?",
@@ -243,6 +258,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--misses", action="store_true", help="print what was quoted for each question missed")
     parser.add_argument("--all", action="store_true", help="print what was quoted for every question")
+    parser.add_argument("--kind", help="only the questions of kinds whose name holds this")
     args = parser.parse_args()
     books = corpus_books()
     if books is None:
@@ -250,7 +266,7 @@ def main() -> int:
     paths = {slug: books / f"{slug}.txt" for slug, *_ in PROBES}
     paths = {slug: path if path.is_file() else books / "extra" / path.name for slug, path in paths.items()}
     questions = [Question(id=f"{kind}|{expected}", book_path=paths[slug], question=question)
-                 for slug, kind, question, expected in PROBES]
+                 for slug, kind, question, expected in PROBES if args.kind is None or args.kind in kind]
     hits: dict[str, list[bool]] = defaultdict(list)
     seconds: dict[str, list[float]] = defaultdict(list)  # each question's evidence, as the reader waits for it
     missed = []
