@@ -226,7 +226,8 @@ def main() -> int:
                            ("38-when-it-is-set", "When is the story set?"),
                            ("39-who-tells-their-name", "Who is the Ghost of Christmas Past?"),
                            ("40-how-someone-changes", "How does Scrooge change?"),
-                           ("41-what-someone-is-like", "What is Scrooge like?")):
+                           ("41-what-someone-is-like", "What is Scrooge like?"),
+                           ("42-how-someone-dies", "Does Tiny Tim die?")):
         window.ask_panel.question.setText(question)
         done.clear()
         refused.clear()
