@@ -2155,6 +2155,43 @@ def test_a_death_is_told_where_its_words_are_said_of_the_one_named_and_not_of_an
     assert "Stokes was dead." in [line.text for line in answering.digest(found)]
 
 
+def test_whom_someone_killed_is_where_the_book_tells_them_kill_or_tells_another_dead_beside_them(tmp_path):
+    from engine.answer.deaths import KILLING, victims_asked
+    from engine.answer.told_deaths import tells_a_killing_by
+
+    answering = _three_chapters_with(
+        tmp_path, "Old Jem Stokes the carter fed us every morning, and Jem Stokes laughed at the dogs.",
+        ["Once the squire was sure that Jem Stokes was dead, Tom Quill ran to the harbour.",
+         "Tom Quill said that he would kill any dog that barked."],
+        in_the_second="Bill Hale grew angry that winter. Then Bill Hale killed the old dog Rover with a spade.")
+    is_name = answering.context.writes_as_name
+    for asked in ("Who did Bill Hale kill?", "Whom does Bill Hale kill?", "Who was killed by Bill Hale?",
+                  "Who were Bill Hale's victims?"):
+        assert victims_asked(asked, is_name) == "Bill Hale", asked
+    for not_asked in ("Who killed Bill Hale?", "How did Bill Hale kill Rover?", "Why did Bill Hale kill Rover?"):
+        assert victims_asked(not_asked, is_name) is None, not_asked
+    # The one who kills is the subject, not one named after a preposition; not a killing supposed, nor "shot" past.
+    sentence = "She was taken by Terkoz; but Tarzan of the Apes took her away from Terkoz and killed him."
+    assert tells_a_killing_by(sentence, "Tarzan") and not tells_a_killing_by(sentence, "Terkoz")
+    assert tells_a_killing_by("Jem was killed by Bill.", "Bill") and not tells_a_killing_by("Jem was killed by Bill.",
+                                                                                              "Jem")
+    assert tells_a_killing_by("Meet Mr. Jefferson Hope, the murderer of Enoch Drebber.", "Jefferson Hope")
+    assert not tells_a_killing_by("Well, if I, the play-actor, slew Rupert, all would be well.", "Rupert")
+    assert not tells_a_killing_by("And as Buck shot past him the axe crashed down.", "Buck")
+    # Where the book tells him kill; the digest quotes it.
+    found = answering.retrieve("Who did Bill Hale kill?", budget=4)
+    assert [node.section for node in found.passages if KILLING in found.parts[0].sources[node.id]] == [2]
+    assert "Then Bill Hale killed the old dog Rover with a spade." in [line.text for line in answering.digest(found)]
+    # Where the book never tells him kill, a line naming him that tells another dead (not his threat to kill).
+    found = answering.retrieve("Who was killed by Tom Quill?", budget=4)
+    assert [node.section for node in found.passages if KILLING in found.parts[0].sources[node.id]] == [3]
+    assert "Once the squire was sure that Jem Stokes was dead, Tom Quill ran to the harbour." in [
+        line.text for line in answering.digest(found)]
+    # No one told killed by him: no such slot.
+    found = answering.retrieve("Who did Jem Stokes kill?", budget=4)
+    assert not any(KILLING in sources for sources in found.parts[0].sources.values())
+
+
 def test_whom_someone_marries_is_where_the_book_last_tells_their_wedding_naming_another(tmp_path):
     from engine.answer.marriages import MARRIAGE, marriage_asked, names_a_marriage_to_be, tells_a_marriage
 

@@ -23,10 +23,11 @@ import re
 from .followup import subjects_of, unglossed
 from .people import HONORIFIC_WORDS, names_another_person
 from .planning import content_words
-from .told_deaths import tells_a_death
+from .told_deaths import tells_a_death, tells_a_killing_by, tells_another_dead
 from .vocabulary import as_written, by_surname
 
 DEATH = "death"  # the sources' mark of the passage where the book last names someone beside a word of death
+KILLING = "killing"  # the sources' mark of the passages telling whom someone killed
 _ASKS = re.compile(
     r"^\W*(?:how|when|where|why)\s+(?:does|did|do|will)\s+(?P<who>.+?)\s+die(?:\s+in\s+the\s+end)?\W*$"
     r"|^\W*(?:does|did)\s+(?P<who2>.+?)\s+die(?:\s+in\s+the\s+end)?\W*$"
@@ -36,6 +37,11 @@ _ASKS = re.compile(
     r"|^\W*(?:is|was)\s+(?P<who6>.+?)\s+(?:dead|killed|murdered)(?:\s+in\s+the\s+end)?\W*$"
     r"|^\W*(?:what|how)\s+(?:is|was)\s+(?:the\s+cause\s+of\s+)?(?P<who7>.+?)['\u2019]s?\s+death\W*$"
     r"|^\W*what\s+(?:is|was)\s+the\s+cause\s+of\s+(?:the\s+)?death\s+of\s+(?P<who8>.+?)\W*$", re.I)
+_VICTIMS_ASKED = re.compile(
+    r"^\W*(?:who|whom)\s+(?:is|was|were|are|gets?|got)\s+(?:killed|murdered|slain)\s+by\s+(?P<who>.+?)\W*$"
+    r"|^\W*(?:who|whom)\s+(?:does|did|will|has|had)\s+(?P<who2>.+?)\s+(?:kill|murder|slay|killed|murdered|slain)"
+    r"(?:\s+in\s+the\s+end)?\W*$"
+    r"|^\W*(?:who|what)\s+(?:is|are|was|were)\s+(?P<who3>.+?)['\u2019]s?\s+victims?\W*$", re.I)
 _KILLER_ASKED = re.compile(r"^\W*(?:who|what)\s+(?:kills|killed|murders|murdered|has\s+killed|had\s+killed)\b", re.I)
 # A full stop after a title is no sentence's end: "Shall you care if Jo does marry Mr. Bhaer?" had ended at "Mr.";
 # a paragraph's end is one (a chapter's heading is not the first sentence's start).
@@ -90,6 +96,27 @@ def last_sentence_naming(context, name: str, until: int | None, searched,
     return None
 
 
+def sentences_naming(context, name: str, until: int | None, searched, telling) -> list[tuple[object, int, int]]:
+    """Every sentence naming someone that `telling` passes, in book order
+    (of the sections `searched`, read before `until`): its passage and span."""
+    text = context.book.text
+    end = len(text) if until is None else until
+    allowed = None if searched is None else set(searched)
+    found, seen = [], set()
+    for named in as_written(name).finditer(text, 0, end):
+        stop = _SENTENCE_END.search(text, named.end())
+        span = (_sentence_start(text, named.start()), min(stop.end() if stop else end, end))
+        if span in seen or not telling(text[span[0]:span[1]]):
+            continue
+        seen.add(span)
+        node = next((node for node in context.passages_overlapping(named.start(), named.end())
+                     if (node.end or 0) <= end and (allowed is None or context.section_of.get(node.id) in allowed)),
+                    None)
+        if node is not None:
+            found.append((node, *span))
+    return found
+
+
 def _sentence_start(text: str, at: int) -> int:
     """Where the sentence holding offset `at` begins: just past the last sentence end before it."""
     reach = at
@@ -135,6 +162,23 @@ def death_tellings(name: str, is_person, killer: bool) -> list:
         return told(sentence) and names_another_person(sentence, name, is_person)
 
     return [told_with_another, told] if killer else [told]
+
+
+def victims_asked(question: str, is_name) -> str | None:
+    """Whom a question asks whom they killed ("Who did Tarzan kill?", "Who
+    was killed by the king ape Kerchak?"), if it names one; else None."""
+    return one_person_asked(_VICTIMS_ASKED, question, is_name)
+
+
+def told_killing(context, killer: str, until: int | None, searched) -> list[tuple[object, int, int]]:
+    """The sentences telling whom someone killed, in book order: the ones
+    where they kill ("Tarzan ... killed Kerchak", "killed by Tarzan"), else
+    the ones naming them where another named is told dead ("Once satisfied
+    that Clayton was dead, Kerchak turned his attention...")."""
+    is_person = context.names_a_person
+    return (sentences_naming(context, killer, until, searched, lambda sentence: tells_a_killing_by(sentence, killer))
+            or sentences_naming(context, killer, until, searched,
+                                lambda sentence: tells_another_dead(sentence, killer, is_person)))
 
 
 def killer_asked(question: str) -> bool:

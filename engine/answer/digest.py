@@ -31,7 +31,8 @@ import numpy as np
 from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, DEFINITION, LENGTH, NAMES_WRITTEN, TITLE_PAGE_LABEL, \
     title_page_span
 from .changes import CHANGE, FIRST_TOLD, change_asked, says_what_they_were, where_they_are_left
-from .deaths import DEATH, death_asked, death_tellings, killer_asked
+from .deaths import DEATH, KILLING, death_asked, death_tellings, killer_asked, victims_asked
+from .told_deaths import tells_a_killing_by, tells_another_dead
 from .described import DESCRIPTION, describes, introduces_themself
 from .expected import AGE, NAME, NUMBER, RELATION, TELLING_KINDS, asked_kin, expected_answer, holds_answer
 from .looks import LOOKS, looked_at
@@ -47,7 +48,7 @@ from .selection import part_heading
 from .vocabulary import as_written, by_surname
 
 # The marks of passages retrieval gave a slot whose line the digest quotes, whatever words it shares.
-_QUOTED_FROM = {MARRIAGE, CHANGE, FIRST_TOLD, DEATH}
+_QUOTED_FROM = {MARRIAGE, CHANGE, FIRST_TOLD, DEATH, KILLING}
 # Sentences the embedder ranks for each part. Measured on the development set
 # (12 passages; share of required sections quoted / of evidence sentences
 # quoted): 16 by plain word overlap 0.487 / 0.080, 48 by rarity-weighted
@@ -282,6 +283,11 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
             chosen = _with_a_line_from(chosen, scored, evidence, DEATH, [
                 *death_tellings(dead, context.names_a_person, killer_asked(part.text)),
                 *death_tellings(by_surname(dead), context.names_a_person, killer_asked(part.text))], last=True)
+        killer = victims_asked(part.text, context.writes_as_name)
+        if killer:
+            chosen = _with_lines_from(chosen, scored, evidence, KILLING, [
+                lambda sentence: tells_a_killing_by(sentence, killer),
+                lambda sentence: tells_another_dead(sentence, killer, context.names_a_person)])
         wed = marriage_asked(part.text, context.writes_as_name)
         if wed:
             chosen = _with_a_line_from(chosen, scored, evidence, MARRIAGE, [
@@ -593,6 +599,23 @@ def _with_a_line_from(chosen: list, scored: list, evidence, mark: str, holds: li
     if line is None or line in chosen:
         return chosen
     return (chosen if len(chosen) < _MAX_LINES else chosen[:-1]) + [line]
+
+
+def _with_lines_from(chosen: list, scored: list, evidence, mark: str, holds: list) -> list:
+    """The lines, with one from each passage retrieval gave a slot marked
+    `mark` (up to three), in place of the weakest: its first line that the
+    first of the tests `holds` passes, else the next test's. "Who did
+    Tarzan kill?" has several answers, one to a passage."""
+    added = []
+    for node_id, sources in evidence.sources.items():
+        if mark not in sources:
+            continue
+        there = sorted((pair for pair in scored if pair[1][5].id == node_id), key=lambda pair: pair[1][2])
+        line = next((pair for test in holds for pair in there if test(pair[1][4])), None)
+        if line is not None and line not in chosen:
+            added.append(line)
+    added = added[:_MAX_LINES]
+    return chosen[:_MAX_LINES - len(added)] + added
 
 
 def _with_the_change(chosen: list, scored: list, evidence, name: str, left: tuple[int, int] | None) -> list:

@@ -31,14 +31,14 @@ from ..index.search import RRF_K
 from ..index.store import SECTION_SUMMARY, Node
 from .ages import asks_age, passages_telling_age
 from .changes import CHANGE, FIRST_TOLD, change_asked, says_what_they_were, where_they_are_left
-from .deaths import DEATH, death_asked, killer_asked, last_told_dead
+from .deaths import DEATH, KILLING, death_asked, killer_asked, last_told_dead, told_killing, victims_asked
 from .described import DESCRIPTION, describes
 from .expected import TELLINGS
 from .followup import unglossed
 from .marriages import MARRIAGE, last_told_married, marriage_asked
 from .meetings import MEETING, by_surname, first_told_naming, meeting_asked, narrator_first
 from .nearby import names_asked, other_names_written, passages_telling
-from .people import HONORIFIC_WORDS, a_noun_or_a_place
+from .people import HONORIFIC_WORDS, a_noun_or_a_place, names_another_person
 from .planning import (LOCAL, STOPWORDS, Plan, PlanPart, capitalised_as_a_name, content_words,
                        joins_a_name, stem, words)
 from .selection import FOCUS_PASSAGES
@@ -58,6 +58,7 @@ _DEPTH = 40
 # the development set at 6 passages 0.771 -> 0.769 / 0.772 and Little Women
 # at 12 no longer clearly above its baselines.
 _RARE_DEPTH = 8
+_KILLING_SLOTS = 3  # passages telling whom someone killed: "Who did Tarzan kill?" has several answers
 _ANCHOR_LIMIT = 12
 # Reserved for the passages telling the age of someone a how-old question names (ages.py).
 _AGE_SLOTS = 2
@@ -183,8 +184,7 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
         if entry is not None and entry[0] in chosen:
             # Picked already (the passage introducing Scrooge also says who he is): marked for this too, so the
             # digest quotes its line for it.
-            held = parts[chosen[entry[0]]].sources
-            held[entry[0]] = held[entry[0]] + [mark]  # a new list: the rankings' own are not changed
+            picks.mark(entry[0], mark)
         elif entry is not None:
             picks.take_turns([[entry]], min(budget, len(chosen) + 1), MAX_PER_SECTION, mark=mark)
     # A question about one scene: the passage holding its words best has a
@@ -206,6 +206,15 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     # its words found lines saying "looked" of anyone (nearby.py).
     for telling, told in _tellings(plan, context, features, until, searched):
         picks.take_turns([told], min(budget, len(chosen) + len(told)), MAX_PER_SECTION, mark=telling.name)
+    # "Who did Tarzan kill?": the passages telling whom he killed (deaths.py); its words found lines saying
+    # "kill" of anyone.
+    killings = _killings(plan, context, until, searched)
+    for node_id, _, _ in killings:
+        if node_id in chosen:
+            picks.mark(node_id, KILLING)
+    killings = [entry for entry in killings if entry[0] not in chosen]
+    if killings:
+        picks.take_turns([killings], min(budget, len(chosen) + len(killings)), MAX_PER_SECTION, mark=KILLING)
     # Two rounds: first one passage per section (the answer usually spans
     # sections), then a second from a section already chosen. A one-part
     # question whose best passages crowd into one section is about one scene:
@@ -256,6 +265,11 @@ class _Picks:
         self.per_section[section] += 1
         self.picked_by_part[index].add(section)
         self.parts[index].sources[node_id] = sources
+
+    def mark(self, node_id: str, mark: str) -> None:
+        """Mark a passage picked already as picked for `mark` too."""
+        held = self.parts[self.chosen[node_id]].sources
+        held[node_id] = held[node_id] + [mark]  # a new list: the rankings' own are not changed
 
     def take_turns(self, rankings, up_to: int, section_cap: int, depth: int | None = None,
                    one_per_section_for_several: bool = False, mark: str | None = None) -> None:
@@ -652,6 +666,21 @@ def _death_entry(plan: Plan, context, until: int | None, searched):
     name = death_asked(plan.question, context.writes_as_name)
     told = last_told_dead(context, name, until, searched, killer_asked(plan.question)) if name else None
     return (told[0].id, told[0].section, ["phrase"]) if told is not None else None
+
+
+def _killings(plan: Plan, context, until: int | None, searched) -> list:
+    """For a question asking whom someone killed, up to `_KILLING_SLOTS`
+    passages telling it, in book order, those naming another person first
+    (the one killed), as ranking entries; none for any other question."""
+    killer = victims_asked(plan.question, context.writes_as_name)
+    if killer is None:
+        return []
+    told = told_killing(context, killer, until, searched)
+    told.sort(key=lambda found: not names_another_person(context.book.text[found[1]:found[2]], killer,
+                                                         context.names_a_person))
+    nodes = list(dict.fromkeys(node.id for node, _, _ in told))[:_KILLING_SLOTS]
+    return sorted(((node_id, context.section_of.get(node_id), ["phrase"]) for node_id in nodes),
+                  key=lambda entry: context.start_of.get(entry[0], 0))
 
 
 def _marriage_entry(plan: Plan, context, until: int | None, searched):

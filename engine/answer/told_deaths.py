@@ -67,6 +67,12 @@ _THOUGHT = re.compile(r"\b(?:thought|fancied|imagined|dreamed|dreamt|dreaded|dre
 _OF_THE_ONE_NAMED = re.compile(r"^\s*(?:,[^,;:()\u2014\u2013]*)?,\s*(?:who|whom|whose|which)\b[^,;:()\u2014\u2013]*$"
                                r"|^\s*,[^,;:()\u2014\u2013]*,\s*$")
 _OWNED = re.compile(r"['\u2019]s?\s+\w")  # "Sir Charles's younger brother"
+# A name after a preposition is no subject: "took her away from Terkoz and killed him".
+_OBJECT_BEFORE = re.compile(r"\b(?:from|to|with|at|by|of|for|upon|on|over|against|into|towards?|about|under|after"
+                            r"|before|than|like)\s+$", re.I)
+_WORD_BEFORE = 15  # characters before a name looked at for the word before it
+# Verbs of killing ("shot" too often of motion: "as Buck shot past him").
+_KILLING_WORDS = re.compile(r"\b(?:killed|kill|kills|slew|slays|murdered|murders|strangled|poisoned|stabbed)\b", re.I)
 # A verb of killing after a name, not made passive, makes them the killer: "Then Bill killed Jem" is no death of Bill's.
 _KILLING = re.compile(r"kill|kills|killed|slew|murdered|poisoned|strangled", re.I)
 _PASSIVE = re.compile(r"\b(?:was|were|been|be|being|is|are|got|get|gets)\b", re.I)
@@ -101,6 +107,38 @@ def tells_a_death(sentence: str, name: str) -> bool:
                and not (found.group("done_to") and _supposed(sentence, found.start()))
                and not _WOULD_BE.search(sentence, max(0, found.start() - _CLAUSE_REACH), found.start())
                for found in theirs.finditer(sentence))
+
+
+def tells_a_killing_by(sentence: str, killer: str) -> bool:
+    """Whether a line tells someone kill: their name as a subject, then a
+    verb of killing in its clause and not made passive ("Tarzan of the Apes
+    took her away from Terkoz and killed him": Tarzan, not Terkoz), or the
+    verb made passive by them ("killed by Tarzan"), or their victim
+    ("Kerchak's victim", "Jefferson Hope, the murderer of Enoch Drebber");
+    not one supposed ("if I slew Rupert")."""
+    written = as_written(killer)
+    for found in _KILLING_WORDS.finditer(sentence):
+        if _supposed(sentence, found.start()):
+            continue
+        for named in written.finditer(sentence, 0, found.start()):
+            between = sentence[named.end():found.start()]
+            if (not _OBJECT_BEFORE.search(sentence, max(0, named.start() - _WORD_BEFORE), named.start())
+                    and not _OWNED.match(sentence, named.end()) and not CLAUSE_BREAK.search(between)
+                    and not _ANOTHER_SUBJECT.search(between) and not _RELATIVE.search(between)
+                    and not _PASSIVE.search(between) and len(WORD.findall(between)) <= NEAR_WORDS):
+                return True
+    by_them = re.compile(rf"\b(?:killed|murdered|slain|shot|stabbed|strangled|poisoned)\s+by\s+(?:[\w-]+\s+){{0,3}}?"
+                         rf"{written.pattern}|{written.pattern}['\u2019]s?\s+(?:[\w-]+\s+)?victims?\b"
+                         rf"|{written.pattern},\s+(?:the|his|her)\s+(?:murderer|slayer|killer)\b", re.I)
+    return any(not _supposed(sentence, found.start()) for found in by_them.finditer(sentence))
+
+
+def tells_another_dead(sentence: str, name: str, is_person) -> bool:
+    """Whether a line naming someone tells the death of another person it names, not theirs."""
+    if tells_a_death(sentence, name):
+        return False
+    return any(word[:1].isupper() and word != name and is_person(word) and tells_a_death(sentence, word)
+               for word in dict.fromkeys(WORD.findall(sentence)[1:]))
 
 
 def _words_of_death(sentence: str) -> list[tuple[int, int]]:

@@ -3,10 +3,10 @@
 kinds the engine answers by kind (who someone is and what they are, looks,
 callings, homes, meanings of names and of words, names in full, kin, who
 said a line, counts, first and last lines, first meetings, how someone
-dies, whom someone marries, how someone changes, what someone is like,
-what kind of animal, who tells the book, where someone is from), some as
-typed in a hurry ("whats stapletons job"), each with what its answer must
-quote.
+dies, whom someone killed, whom someone marries, how someone changes, what
+someone is like, what kind of animal, who tells the book, where someone is
+from), some as typed in a hurry ("whats stapletons job"), each with what
+its answer must quote.
 
     CHAPTERHOUSE_HOME=DIR python tests/benchmarks/reader_questions.py [--misses] [--kind WORDS]
 
@@ -138,6 +138,10 @@ PROBES = [
     ("the-invisible-man", "how someone dies", "How does Griffin die?", r"ended in infinite disaster"),
     ("black-beauty", "how someone dies", "Does Ginger die?", r"believe it was Ginger|dead horse"),
     ("little-women", "how someone dies", "How does Beth die?", r"drew her last|tide went out|Beth was well at last"),
+    # Whom someone killed (deaths.told_killing), written while building it; the last is LiteraryQA's.
+    ("tarzan-of-the-apes", "whom someone killed", "Who did Tarzan kill?", r"killed him|KILLER OF BEASTS"),
+    ("a-study-in-scarlet", "whom someone killed", "Who did Jefferson Hope kill?", r"murderer of Enoch Drebber"),
+    ("tarzan-of-the-apes", "whom someone killed", "Who was killed by the king ape Kerchak?", r"Clayton was dead"),
     ("little-women", "first meetings", "When does Jo meet Laurie?", r"Don.t you like to dance, Miss Jo"),
     ("a-study-in-scarlet", "first meetings", "How does Watson meet Holmes?", r"said Stamford, introducing us"),
     ("the-sign-of-the-four", "first meetings", "When does Watson first meet Miss Morstan?",
