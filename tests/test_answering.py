@@ -1633,6 +1633,15 @@ def test_the_one_telling_a_book_is_named_where_others_speak_to_them_or_where_its
     assert [line.text for line in bess.digest(told)][:2] == [
         "\u201cShe is as black as night; call her Black Bess,\u201d said the squire.",
         "I was taken to the town, and I learned to wear a bridle and a saddle."]
+    # "the narrator" in a question about something else is searched as the teller's name (the book never writes
+    # "narrator"), once the reader has read the line that shows it; the plan keeps the question's words.
+    from engine.answer.narrator import with_the_teller_named
+    assert with_the_teller_named("What does the groom tell the narrator's mother?", teller) == (
+        "What does the groom tell Black Bess's mother?")
+    assert with_the_teller_named("What does the narrator hear?", teller, until=teller.shown_at) == (
+        "What does the narrator hear?")
+    assert with_the_teller_named("What does the narrator hear?", None) == "What does the narrator hear?"
+    assert bess.retrieve("What does the groom say to the narrator?").plan.parts[0].text.endswith("the narrator")
     # A place the title names, said only in dialogue, tells nothing ("Treasure Island").
     island = indexed("SKULL ISLAND", [
         "I was a boy at the inn when the captain came. \u201cSkull Island!\u201d he cried, and I shivered.",

@@ -37,6 +37,7 @@ from .expected import TELLINGS
 from .followup import unglossed
 from .marriages import MARRIAGE, last_told_married, marriage_asked
 from .meetings import MEETING, by_surname, first_told_naming, meeting_asked, narrator_first
+from .narrator import with_the_teller_named
 from .nearby import names_asked, other_names_written, passages_telling
 from .people import HONORIFIC_WORDS, a_noun_or_a_place, names_another_person
 from .planning import (LOCAL, STOPWORDS, Plan, PlanPart, capitalised_as_a_name, content_words,
@@ -383,6 +384,8 @@ def _rank_part(part: PlanPart, plan: Plan, context, features: Features, until: i
     that found it), from the sections `searched` (None: all; the passages after
     `until` are dropped below)."""
     search = context.search
+    # "the narrator" searched as the teller's name (narrator.py); the digest still reads the part as asked.
+    part = replace(part, text=with_the_teller_named(part.text, context.teller, until))
     # (name, weight, ranking, the words a lexical list matches on)
     lists: list[tuple[str, float, list[tuple[str, float]], str | None]] = []
     if features.anchors:
