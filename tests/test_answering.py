@@ -1642,6 +1642,11 @@ def test_the_one_telling_a_book_is_named_where_others_speak_to_them_or_where_its
         "What does the narrator hear?")
     assert with_the_teller_named("What does the narrator hear?", None) == "What does the narrator hear?"
     assert bess.retrieve("What does the groom say to the narrator?").plan.parts[0].text.endswith("the narrator")
+    # What becomes of the narrator asks of her, by name, not who tells the book (until her name is read).
+    for asked in ("What happens to the narrator?", "Where does the narrator end up?"):
+        befalls = bess.retrieve(asked)
+        assert befalls.overview is None and "Black Bess" in befalls.plan.question, asked
+        assert bess.retrieve(asked, until=teller.shown_at).overview == "first person", asked
     # A place the title names, said only in dialogue, tells nothing ("Treasure Island").
     island = indexed("SKULL ISLAND", [
         "I was a boy at the inn when the captain came. \u201cSkull Island!\u201d he cried, and I shivered.",

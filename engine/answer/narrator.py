@@ -165,6 +165,16 @@ def teller(context) -> Teller | None:
 
 # "the narrator" in a question about something in the book: the one telling it, by name.
 _THE_NARRATOR = re.compile(r"\bthe\s+narrator\b", re.I)
+# What befalls the one telling it, in words a question about the telling also uses ("end", "happens").
+_BEFALLS_THE_NARRATOR = re.compile(r"\b(?:happens?|happened|become|becomes)\s+(?:of|to)\s+the\s+narrator\b"
+                                   r"|\bthe\s+narrator\s+(?:end|ends|ended|ending)\s+up\b", re.I)
+
+
+def asks_what_befalls_the_teller(question: str, told: Teller | None, until: int | None = None) -> bool:
+    """Whether a question asks what becomes of the one telling the book, who
+    has a name the reader has read ("Where does the narrator end up?", "What
+    happens to the narrator?"): a search for them, not who tells it."""
+    return with_the_teller_named(question, told, until) != question and _BEFALLS_THE_NARRATOR.search(question) is not None
 
 
 def with_the_teller_named(question: str, told: Teller | None, until: int | None = None) -> str:

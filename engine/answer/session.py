@@ -24,6 +24,7 @@ from .digest import DigestLine, evidence_digest
 from .expected import TELLINGS
 from .followup import Earlier, as_earlier, asked_again_of, follow_up_question, follows_record, unglossed
 from .full_names import full_name
+from .narrator import asks_what_befalls_the_teller, with_the_teller_named
 from .named import GENERIC_WORDS, asks_only_what_was_read, chapter_not_in_book, no_chapter_from_here, parts_named_in, \
     without_asking_so_far
 from .overview import ENDING, asks_about_the_chapters, asks_about_the_whole_book, asks_what_just_happened, \
@@ -183,6 +184,8 @@ class AnswerSession:
             question = about_question(question, context.book.text[focus[0]:focus[1]])
         if within is not None:
             question = within_question(question, within_record(context, within)["label"])
+        if asks_what_befalls_the_teller(question, context.teller, until):  # asked as of them, by name
+            question = with_the_teller_named(question, context.teller, until)
         if planner == "auto":
             try:
                 planner = "code" if is_small(self.generator) else "model"
@@ -231,6 +234,7 @@ class AnswerSession:
         found = None
         if focus is None and as_earlier(after) is None and not named:
             if within is None and (asks_about_the_whole_book(question, alone=True)
+                                   and not asks_what_befalls_the_teller(question, self.context.teller, until)
                                    or asks_what_just_happened(question)):
                 self.check_ending_read(question, until)
                 found = overview(plan, question, self.context, budget, until)
