@@ -735,6 +735,8 @@ def test_a_follow_up_takes_its_pronouns_as_the_earlier_question_named():
     assert follow_up_question('And "bah"?', "How many times does Scrooge say humbug?") == \
         'How many times does Scrooge say "bah"?'
     assert follow_up_question("And why?", "Who is Marley?") == "And why (Marley)?"  # no name or chapter: glossed
+    # Named again, in whatever case: as typed (the gloss had hidden what kind of question it is).
+    assert follow_up_question("how does marley die", "Who is Marley?") == "how does marley die"
     assert follow_up_question("And his ghost?", "Who is Marley?") == "And his (Marley) ghost?"
     assert follow_up_question("Where does he go?", "Who is the old man in the chair?") == \
         "Where does he (after \u201cWho is the old man in the chair\u201d) go?"
@@ -2190,6 +2192,10 @@ def test_whom_someone_killed_is_where_the_book_tells_them_kill_or_tells_another_
     assert tells_a_killing_by("Jem was killed by Bill.", "Bill") and not tells_a_killing_by("Jem was killed by Bill.",
                                                                                               "Jem")
     assert tells_a_killing_by("Meet Mr. Jefferson Hope, the murderer of Enoch Drebber.", "Jefferson Hope")
+    # A longer form of the name is no other person: "Enoch" of "Enoch Drebber", asked of "Drebber".
+    from engine.answer.people import names_another_person
+    assert not names_another_person("That was how Enoch Drebber came to his end.", "Drebber", lambda *_a, **_k: True)
+    assert names_another_person("Then Bill Hale killed Enoch Drebber.", "Drebber", lambda *_a, **_k: True)
     assert not tells_a_killing_by("Well, if I, the play-actor, slew Rupert, all would be well.", "Rupert")
     assert not tells_a_killing_by("And as Buck shot past him the axe crashed down.", "Buck")
     # Where the book tells him kill; the digest quotes it.

@@ -98,6 +98,10 @@ def follow_up_question(question: str, earlier: str | Earlier, characters: list[d
     if instead:
         return instead
     subjects = _followed_subjects(earlier, characters)
+    if subjects and all(re.search(rf"\b{re.escape(subject)}\b", question, re.I) for subject in subjects):
+        # Named already, in whatever case: "how does kerchak die" after "Who is Kerchak?" had become "how does
+        # kerchak die (Kerchak)", which no kind of question read as asking how he dies.
+        return question
     asked = " ".join(earlier.question.split()).rstrip(" ?")
     gloss = ", ".join(subjects) if subjects else f"after \u201c{asked}\u201d"
     for wanted in (PERSONAL_PRONOUNS, _OTHER_REFERENCES):

@@ -152,6 +152,9 @@ def names_another_person(sentence: str, name: str, is_person) -> bool:
     `BookContext.names_a_person`), past its first word: not a month or a place ("Five years after Jo's wedding,
     ... a mellow October day"; "Jo found herself married and settled at Plumfield")."""
     own = {word.lower() for word in WORD.findall(name)}
+    # Words of a longer form of the name are theirs too: "Enoch" in "Enoch Drebber" for "Drebber".
+    fuller = re.compile(rf"(?:(?-i:[A-Z])[\w'\u2019-]*\.?\s+){{1,3}}{as_written(name).pattern}")
+    own |= {word.lower() for found in fuller.finditer(sentence) for word in WORD.findall(found.group())}
     words = WORD.findall(sentence)
     for place, word in enumerate(words[1:], start=1):
         bare = without_possessive(word)
