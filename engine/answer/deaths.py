@@ -184,5 +184,3 @@ def told_killing(context, killer: str, until: int | None, searched) -> list[tupl
 def killer_asked(question: str) -> bool:
     """Whether a question asks who killed someone ("Who killed Drebber?"), not how they died."""
     return _KILLER_ASKED.match(unglossed(question)) is not None
-
-

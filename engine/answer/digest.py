@@ -32,7 +32,6 @@ from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, DEFINITION, LENGTH, NAMES_W
     title_page_span
 from .changes import CHANGE, FIRST_TOLD, change_asked, says_what_they_were, where_they_are_left
 from .deaths import DEATH, KILLING, death_asked, death_tellings, killer_asked, victims_asked
-from .told_deaths import tells_a_killing_by, tells_another_dead
 from .described import DESCRIPTION, describes, introduces_themself
 from .expected import AGE, NAME, NUMBER, RELATION, TELLING_KINDS, asked_kin, expected_answer, holds_answer
 from .looks import LOOKS, looked_at
@@ -45,6 +44,7 @@ from .planning import QUOTED, about_one_scene, content_words, stem
 from .retrieval import (BEFORE_A_NAME, INTRODUCTION, LAST_MENTION, Retrieval, asked_who, introduced, last_mentioned,
                         searched_sections)
 from .selection import part_heading
+from .told_deaths import tells_a_killing_by, tells_another_dead
 from .vocabulary import as_written, by_surname
 
 # The marks of passages retrieval gave a slot whose line the digest quotes, whatever words it shares.

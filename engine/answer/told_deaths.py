@@ -74,7 +74,6 @@ _WORD_BEFORE = 15  # characters before a name looked at for the word before it
 # Verbs of killing ("shot" too often of motion: "as Buck shot past him").
 _KILLING_WORDS = re.compile(r"\b(?:killed|kill|kills|slew|slays|murdered|murders|strangled|poisoned|stabbed)\b", re.I)
 # A verb of killing after a name, not made passive, makes them the killer: "Then Bill killed Jem" is no death of Bill's.
-_KILLING = re.compile(r"kill|kills|killed|slew|murdered|poisoned|strangled", re.I)
 _PASSIVE = re.compile(r"\b(?:was|were|been|be|being|is|are|got|get|gets)\b", re.I)
 # Another's death known or told between: "Scrooge knew he was dead?" (Marley's); "He found Pete where he had been
 # killed" is Pete's.
@@ -137,7 +136,8 @@ def tells_another_dead(sentence: str, name: str, is_person) -> bool:
     """Whether a line naming someone tells the death of another person it names, not theirs."""
     if tells_a_death(sentence, name):
         return False
-    return any(word[:1].isupper() and word != name and is_person(word) and tells_a_death(sentence, word)
+    own = {word.lower() for word in WORD.findall(name)}
+    return any(word[:1].isupper() and word.lower() not in own and is_person(word) and tells_a_death(sentence, word)
                for word in dict.fromkeys(WORD.findall(sentence)[1:]))
 
 
@@ -168,9 +168,9 @@ def _told_of(sentence: str, name: str, spans: list[tuple[int, int]]) -> bool:
             if start >= named.end():
                 between = sentence[named.end():start]
                 of_them = _OF_THE_ONE_NAMED.match(between) is not None and "--" not in between
+                killing = _KILLING_WORDS.fullmatch(sentence, start, end) is not None
                 if not of_them and (CLAUSE_BREAK.search(between) or _ANOTHER_SUBJECT.search(between)
-                                    or _RELATIVE.search(between)
-                                    or (_KILLING.fullmatch(sentence, start, end) and not _PASSIVE.search(between))):
+                                    or _RELATIVE.search(between) or (killing and not _PASSIVE.search(between))):
                     continue
             else:
                 between = sentence[end:named.start()]
