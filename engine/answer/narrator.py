@@ -174,7 +174,8 @@ def asks_what_befalls_the_teller(question: str, told: Teller | None, until: int 
     """Whether a question asks what becomes of the one telling the book, who
     has a name the reader has read ("Where does the narrator end up?", "What
     happens to the narrator?"): a search for them, not who tells it."""
-    return with_the_teller_named(question, told, until) != question and _BEFALLS_THE_NARRATOR.search(question) is not None
+    return (with_the_teller_named(question, told, until) != question
+            and _BEFALLS_THE_NARRATOR.search(question) is not None)
 
 
 def with_the_teller_named(question: str, told: Teller | None, until: int | None = None) -> str:

@@ -24,9 +24,9 @@ from .digest import DigestLine, evidence_digest
 from .expected import TELLINGS
 from .followup import Earlier, as_earlier, asked_again_of, follow_up_question, follows_record, unglossed
 from .full_names import full_name
-from .narrator import asks_what_befalls_the_teller, with_the_teller_named
 from .named import GENERIC_WORDS, asks_only_what_was_read, chapter_not_in_book, no_chapter_from_here, parts_named_in, \
     without_asking_so_far
+from .narrator import asks_what_befalls_the_teller, with_the_teller_named
 from .overview import ENDING, asks_about_the_chapters, asks_about_the_whole_book, asks_what_just_happened, \
     overview, overview_kind, work_out_main_people
 from .people import capitalised_words
