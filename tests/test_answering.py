@@ -1610,6 +1610,12 @@ def test_the_one_telling_a_book_is_named_where_others_speak_to_them_or_where_its
     assert overview_evidence(NAMED_TELLER).startswith("where the book first names the one telling it")
     result = watson.ask("Who is the narrator?", planner="code")  # stated: no model call
     assert result.answer == told.stated and result.tokens["prompt"] == 0
+    # Asked of a chapter ("narrates" had sent it to a search): that chapter is told so, from its own lines.
+    for asked in ("Who narrates chapter 2?", "Who is the narrator of chapter 2?"):
+        chapter = watson.retrieve(asked)
+        assert chapter.overview == NAMED_TELLER and chapter.stated.startswith(
+            "Chapter II of The Fog is told in the first person by Watson"), asked
+        assert {node.section for node in chapter.passages} == {2}, asked
     # A reader who has not reached the line naming him is not told the name.
     early = watson.retrieve("Who is the narrator?", until=text.index("\u201cYou look pale"))
     assert early.overview == "first person" and early.stated == (

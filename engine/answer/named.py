@@ -58,6 +58,8 @@ GENERIC_WORDS = {"summarize", "summarise", "summary", "summaries", "recap", "hap
                  "quote", "verbatim", "exact", "exactly",
                  # "What was the last thing that happened in chapter 2?"
                  "thing", "things", "scene", "scenes"}
+# "Who narrates chapter 2?" asks how they are told (overview.py), as "Who is the narrator of chapter 2?" does.
+_HOW_TOLD = {"narrates", "narrated", "narrator", "narrators", "narration", "narrating"}
 
 
 # "What has happened so far?", "no spoilers": only what the reader has read.
@@ -148,7 +150,7 @@ def sections_named_in(question: str, book, titles: "ChapterTitles | None" = None
         return [], False
     rest = _POSITIONED.sub(" ", _NUMBERED.sub(" ", question))
     asks_what_happens = any(word.lower() in GENERIC_WORDS for word in words(rest))
-    only = (all(word.lower() in GENERIC_WORDS for word in content_words(rest))
+    only = (all(word.lower() in GENERIC_WORDS | _HOW_TOLD for word in content_words(rest))
             and (found != titled or as_titles or asks_what_happens))
     return sorted(found), only
 

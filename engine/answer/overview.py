@@ -29,11 +29,13 @@ from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, DEFINITION, LENGTH, NAMES_W
 from .described import DESCRIPTION
 from .followup import PERSONAL_PRONOUNS, subjects_of
 from .named import GENERIC_WORDS
-from .narrator import FIRST_PERSON, NAMED_TELLER, THIRD_PERSON, Teller, outside_dialogue, says_i
+from .narrator import (FIRST_PERSON, NAMED_TELLER, THIRD_PERSON, Teller, outside_dialogue, says_i,
+                       told_in_first_person)
 from .people import PEOPLE_LISTED, within
 from .places import PLACES_LISTED, main_places
 from .planning import GLOBAL, Plan, PlanPart, content_words, words
 from .retrieval import PartEvidence, Retrieval, cut_at, passage_naming
+from .selection import within_record
 
 # Words that name the book itself, or ask of it as a whole.
 _WHOLE_BOOK = {"book", "novel", "story", "tale", "whole", "entire", "overall", "general", "generally", "work",
@@ -203,17 +205,27 @@ def overview(plan: Plan, question: str, context, budget: int = 12, until: int | 
     in_order = [node_id for section in sections for _, node_id in by_section[section]]
     named_teller = stated = None
     if kind == NARRATOR:
-        kind = FIRST_PERSON if context.told_in_first_person else THIRD_PERSON
+        # Chapters asked about are told as they are: A Study in Scarlet's second part is in the third person.
+        asked = [context.book.sections[ordinal - 1] for ordinal in sections]
+        first_person = told_in_first_person("\n\n".join(context.book.text[section.body_start:section.end]
+                                                        for section in asked)) \
+            if within is not None else context.told_in_first_person
+        kind = FIRST_PERSON if first_person else THIRD_PERSON
         chosen = _saying_i(context, in_order) if kind == FIRST_PERSON else in_order[:1]
-        teller = context.teller if kind == FIRST_PERSON and within is None else None
-        # The line that names them first: a reader who has not reached it is not told the name.
+        teller = context.teller if kind == FIRST_PERSON else None
+        told = context.book.title if within is None else \
+            f"{within_record(context, within)['short']} of {context.book.title}"
+        # The line that names them first: a reader who has not reached it is not told the name; a question about
+        # chapters gets it from them only.
         if teller is not None and (until is None or teller.shown_at < until):
-            named_teller = teller
-            holding = context.passages_overlapping(teller.shown_at, teller.shown_at + 1)
-            kind, stated = NAMED_TELLER, teller_statement(context.book.title, teller)
-            chosen = [holding[0].id] + [node_id for node_id in chosen if node_id != holding[0].id]
+            holding = [node for node in context.passages_overlapping(teller.shown_at, teller.shown_at + 1)
+                       if within is None or node.section in sections]
+            kind, stated = NAMED_TELLER, teller_statement(told, teller)
+            if holding:  # its line first, marked for the digest
+                named_teller = teller
+                chosen = [holding[0].id] + [node_id for node_id in chosen if node_id != holding[0].id]
         else:
-            stated = told_statement(context.book.title, kind)
+            stated = told_statement(told, kind)
     elif kind == ENDING:
         chosen = in_order[-budget:]
     elif kind == RECENT:  # `until` is the reader's place
