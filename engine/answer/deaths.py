@@ -42,7 +42,6 @@ _VICTIMS_ASKED = re.compile(
     r"|^\W*(?:who|whom)\s+(?:does|did|will|has|had)\s+(?P<who2>.+?)\s+(?:kill|murder|slay|killed|murdered|slain)"
     r"(?:\s+in\s+the\s+end)?\W*$"
     r"|^\W*(?:who|what)\s+(?:is|are|was|were)\s+(?P<who3>.+?)['\u2019]s?\s+victims?\W*$", re.I)
-_KILLER_ASKED = re.compile(r"^\W*(?:who|what)\s+(?:kills|killed|murders|murdered|has\s+killed|had\s+killed)\b", re.I)
 # A full stop after a title is no sentence's end: "Shall you care if Jo does marry Mr. Bhaer?" had ended at "Mr.";
 # a paragraph's end is one (a chapter's heading is not the first sentence's start).
 _SENTENCE_END = re.compile(r"[.!?](?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMessrs\.)(?<!\bMme\.)"
@@ -96,25 +95,31 @@ def last_sentence_naming(context, name: str, until: int | None, searched,
     return None
 
 
-def sentences_naming(context, name: str, until: int | None, searched, telling) -> list[tuple[object, int, int]]:
-    """Every sentence naming someone that `telling` passes, in book order
-    (of the sections `searched`, read before `until`): its passage and span."""
+def sentences_naming(context, name: str, until: int | None, searched, *tellings) -> list[tuple[object, int, int]]:
+    """Every sentence naming someone that the first of `tellings` passes,
+    else every one the second passes..., in book order (of the sections
+    `searched`, read before `until`): its passage and span. Each sentence
+    is found once for all the tellings."""
     text = context.book.text
     end = len(text) if until is None else until
     allowed = None if searched is None else set(searched)
-    found, seen = [], set()
+    found: list[list[tuple[object, int, int]]] = [[] for _ in tellings]
+    seen = set()
     for named in as_written(name).finditer(text, 0, end):
         stop = _SENTENCE_END.search(text, named.end())
         span = (_sentence_start(text, named.start()), min(stop.end() if stop else end, end))
-        if span in seen or not telling(text[span[0]:span[1]]):
+        if span in seen:
             continue
         seen.add(span)
+        # A later telling is only looked at while no earlier one has passed a sentence.
+        place = next((place for place, telling in enumerate(tellings)
+                      if not any(found[:place]) and telling(text[span[0]:span[1]])), None)
         node = next((node for node in context.passages_overlapping(named.start(), named.end())
                      if (node.end or 0) <= end and (allowed is None or context.section_of.get(node.id) in allowed)),
-                    None)
+                    None) if place is not None else None
         if node is not None:
-            found.append((node, *span))
-    return found
+            found[place].append((node, *span))
+    return next((sentences for sentences in found if sentences), [])
 
 
 def _sentence_start(text: str, at: int) -> int:
@@ -176,11 +181,11 @@ def told_killing(context, killer: str, until: int | None, searched) -> list[tupl
     the ones naming them where another named is told dead ("Once satisfied
     that Clayton was dead, Kerchak turned his attention...")."""
     is_person = context.names_a_person
-    return (sentences_naming(context, killer, until, searched, lambda sentence: tells_a_killing_by(sentence, killer))
-            or sentences_naming(context, killer, until, searched,
-                                lambda sentence: tells_another_dead(sentence, killer, is_person)))
+    return sentences_naming(context, killer, until, searched, lambda sentence: tells_a_killing_by(sentence, killer),
+                            lambda sentence: tells_another_dead(sentence, killer, is_person))
 
 
 def killer_asked(question: str) -> bool:
     """Whether a question asks who killed someone ("Who killed Drebber?"), not how they died."""
-    return _KILLER_ASKED.match(unglossed(question)) is not None
+    asked = _ASKS.match(unglossed(question))
+    return asked is not None and asked.group("who4") is not None  # "Who killed X?" of the forms of `_ASKS`

@@ -151,10 +151,10 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                                                                                       context.writes_as_name)
         brought_in_as = _brought_in_as(asked_about, evidence)
         # Whose death or wedding is asked: "Kerchak was dead." is three words, and the line.
-        told_of_one = death_asked(part.text, context.writes_as_name) or marriage_asked(part.text,
-                                                                                      context.writes_as_name)
+        dead = death_asked(part.text, context.writes_as_name)
+        wed = marriage_asked(part.text, context.writes_as_name)
         naming = _names(asked_about, brought_in_as) if asked_about else None
-        short_naming = naming or (_names(told_of_one) if told_of_one else None)
+        short_naming = naming or (_names(dead or wed) if dead or wed else None)
         candidates = []
         quotes = _quotes(part.text)
         seen: set[tuple[int, int]] = set()
@@ -277,18 +277,17 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                 lambda sentence: names_both(sentence, met),
                 lambda sentence: told_by_one and told_not_said(sentence) and names_the_one_met(sentence, met),
                 lambda sentence: names_the_one_met(sentence, met)])
-        dead = death_asked(part.text, context.writes_as_name)
         if dead:
             # By the name's last word where retrieval found the passage so ("the man Hope").
+            asks_killer = killer_asked(part.text)
             chosen = _with_a_line_from(chosen, scored, evidence, DEATH, [
-                *death_tellings(dead, context.names_a_person, killer_asked(part.text)),
-                *death_tellings(by_surname(dead), context.names_a_person, killer_asked(part.text))], last=True)
+                *death_tellings(dead, context.names_a_person, asks_killer),
+                *death_tellings(by_surname(dead), context.names_a_person, asks_killer)], last=True)
         killer = victims_asked(part.text, context.writes_as_name)
         if killer:
             chosen = _with_lines_from(chosen, scored, evidence, KILLING, [
                 lambda sentence: tells_a_killing_by(sentence, killer),
                 lambda sentence: tells_another_dead(sentence, killer, context.names_a_person)])
-        wed = marriage_asked(part.text, context.writes_as_name)
         if wed:
             chosen = _with_a_line_from(chosen, scored, evidence, MARRIAGE, [
                 lambda sentence: tells_a_marriage(sentence, wed, context.names_a_person),

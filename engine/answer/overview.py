@@ -206,10 +206,9 @@ def overview(plan: Plan, question: str, context, budget: int = 12, until: int | 
     named_teller = stated = None
     if kind == NARRATOR:
         # Chapters asked about are told as they are: A Study in Scarlet's second part is in the third person.
-        asked = [context.book.sections[ordinal - 1] for ordinal in sections]
-        first_person = told_in_first_person("\n\n".join(context.book.text[section.body_start:section.end]
-                                                        for section in asked)) \
-            if within is not None else context.told_in_first_person
+        first_person = context.told_in_first_person if within is None else told_in_first_person("\n\n".join(
+            context.book.text[section.body_start:section.end]
+            for section in (context.book.sections[ordinal - 1] for ordinal in sections)))
         kind = FIRST_PERSON if first_person else THIRD_PERSON
         chosen = _saying_i(context, in_order) if kind == FIRST_PERSON else in_order[:1]
         teller = context.teller if kind == FIRST_PERSON else None

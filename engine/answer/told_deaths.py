@@ -83,6 +83,13 @@ _RELATIVE = re.compile(r"\b(?:who|whom|which|that)\b", re.I)  # "Mr. Laurence wa
 # A death before a name with a conjunction between is another's: "They both died when Laurie was a little child".
 _CONJUNCTION = re.compile(r"\b(?:when|while|as|after|before|since|because|though|although|until|till|where|and|but|or"
                           r"|that|than)\b", re.I)
+# Parts of every word above, in lower case: a sentence holding none tells no death or killing, and most of a
+# name's sentences hold none ("Who did Jo kill?" looks through 3,376 of them: 207 ms with the patterns alone, 79 ms
+# with this first; "Does Jo die?" 90 -> 36 ms).
+_DEATH_STEMS = ("dead", "die", "dying", "kill", "murder", "slain", "slew", "slayer", "drown", "buried", "perish",
+                "lifeless", "poison", "strangl", "execut", "hanged", "passed", "live", "breathed", "drew", "lost",
+                "came", "met", "ended", "death", "grave", "corpse", "funeral")
+_KILLING_STEMS = ("kill", "slew", "slay", "slain", "murder", "strangl", "poison", "stab", "shot", "victim")
 NEAR_WORDS = 10  # how many words apart a name and a word of what befell them may be and be told together
 CLAUSE_BREAK = re.compile(r"[,;:()\u2014\u2013]|--")
 
@@ -94,6 +101,8 @@ def tells_a_death(sentence: str, name: str) -> bool:
     of Selden", "Kala's murderer", "to frighten old Sir Charles to death");
     not a charge's: "the sudden death of the man Hope, who was suspected of
     the murder of Mr. Enoch Drebber" tells no death of Drebber's."""
+    if not _holds_any(sentence, _DEATH_STEMS):
+        return False
     if _told_of(sentence, name, _words_of_death(sentence)):
         return True
     written = as_written(name).pattern
@@ -115,6 +124,8 @@ def tells_a_killing_by(sentence: str, killer: str) -> bool:
     verb made passive by them ("killed by Tarzan"), or their victim
     ("Kerchak's victim", "Jefferson Hope, the murderer of Enoch Drebber");
     not one supposed ("if I slew Rupert")."""
+    if not _holds_any(sentence, _KILLING_STEMS):
+        return False
     written = as_written(killer)
     for found in _KILLING_WORDS.finditer(sentence):
         if _supposed(sentence, found.start()):
@@ -139,6 +150,11 @@ def tells_another_dead(sentence: str, name: str, is_person) -> bool:
     own = {word.lower() for word in WORD.findall(name)}
     return any(word[:1].isupper() and word.lower() not in own and is_person(word) and tells_a_death(sentence, word)
                for word in dict.fromkeys(WORD.findall(sentence)[1:]))
+
+
+def _holds_any(sentence: str, stems: tuple[str, ...]) -> bool:
+    lowered = sentence.lower()
+    return any(stem in lowered for stem in stems)
 
 
 def _words_of_death(sentence: str) -> list[tuple[int, int]]:
