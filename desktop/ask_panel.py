@@ -86,6 +86,8 @@ class AskPanel(QWidget):
     # The reader began a question (once per question, and again when "Only
     # what I have read" changes under it): its model may load and read ahead now.
     questionStarted = Signal()
+    # The chapters the next question is about (empty: the whole book again), for the contents to show picked.
+    chaptersAskedAbout = Signal(list)
 
     def __init__(self, runner, parent=None):
         super().__init__(parent)
@@ -289,6 +291,7 @@ class AskPanel(QWidget):
             return
         self.clear_focus()
         self.within = ordinals
+        self.chaptersAskedAbout.emit(ordinals)
         sections = self.book.sections
         one = len(ordinals) == 1
         self.about.setText(f"About {sections_label(sections, ordinals)} only")
@@ -300,7 +303,9 @@ class AskPanel(QWidget):
         """The next question is about the whole book (no selection, no
         chapter, no answer chosen to follow on from)."""
         self.focus = None
-        self.within = None
+        if self.within is not None:
+            self.within = None
+            self.chaptersAskedAbout.emit([])
         self.after = None
         self.about_row.hide()
         # The panel stays beside the library too: say which book it asks about.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QMenu, QTreeWidget, QTreeWidgetItem
 
 from engine.answer.selection import sections_named
@@ -82,9 +82,27 @@ class ContentsView(QTreeWidget):
         item = self._section_items.get(current) if current else None
         if item is not None and item is not self.currentItem():
             self.blockSignals(True)
-            self.setCurrentItem(item)
+            # Said outright: the selection command otherwise follows the keys held (Ctrl adds to the pick).
+            self.setCurrentItem(item, 0, QItemSelectionModel.SelectionFlag.ClearAndSelect)
             self.scrollToItem(item)
             self.blockSignals(False)
+
+    def show_asked_about(self, ordinals: list[int], offset: int) -> None:
+        """Show the sections the next question is about picked; with none
+        (the question asked, or the pick dropped), only the section the
+        reader is in, at `offset`, as the contents follow the reader again:
+        chapters left picked would say the next question is about them too."""
+        self.blockSignals(True)
+        self.clearSelection()
+        for ordinal in ordinals:
+            item = self._section_items.get(ordinal)
+            if item is not None:
+                item.setSelected(True)
+        if not ordinals:
+            self.setCurrentItem(None)  # `follow` marks a section only when it is not the current item already
+        self.blockSignals(False)
+        if not ordinals:
+            self.follow(offset)
 
     def _activate(self, item: QTreeWidgetItem) -> None:
         # A Ctrl- or Shift-click adds to the sections picked; it does not go there.

@@ -220,6 +220,8 @@ class MainWindow(QMainWindow):
         self.reader.relatedRequested.connect(self.find_related)
         self.reader.lookUpRequested.connect(self.ask_panel.look_up)
         self.contents.askAboutRequested.connect(self.ask_about_chapter)
+        self.ask_panel.chaptersAskedAbout.connect(
+            lambda ordinals: self.contents.show_asked_about(ordinals, self.reader.offset_at_top()))
         self.reader.findRequested.connect(self.find_words)
         self.ask_panel.session_provider = self._session_for
         self.ask_panel.read_to_provider = self.reader.read_to

@@ -1805,6 +1805,8 @@ def test_related_passages_are_found_for_a_selection(qtbot, fixtures):
 
 
 def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
+    from desktop.contents_view import ORDINAL_ROLE
+
     window = _window_on_a_searchable_book(qtbot, fixtures)
     panel, contents = window.ask_panel, window.contents
     name = window.book.sections[1].display_name
@@ -1845,10 +1847,27 @@ def test_a_question_about_chapters_picked_in_the_contents(qtbot, fixtures):
     menu.actions()[1].trigger()
     menu.deleteLater()
     assert panel.within == [2, 3] and panel.about.text() == "About Chapter 2 and Chapter 3 only"
+
+    def picked() -> set[int]:
+        return {item.data(0, ORDINAL_ROLE) for item in contents.selectedItems()}
+    assert picked() == {2, 3}
+    window.reader.scroll_to_offset(window.book.sections[0].start)  # reading on leaves them picked
+    qtbot.wait(100)
+    assert picked() == {2, 3}
     panel.question.setText("What happens here?")
     with qtbot.waitSignal(panel.answerFinished, timeout=60000) as finished:
         panel.ask()
     both = finished.args[0]
+    # Asked, the next question is about the whole book again: the contents no longer show the two picked, and
+    # follow the reader again (they had stayed picked, and the contents still, as if the scope held).
+    assert picked() == {1}
+    window.reader.scroll_to_offset(window.book.sections[2].start)
+    qtbot.waitUntil(lambda: picked() == {3}, timeout=5000)
+    # Picked again from the history's menu or the panel, they show picked again; put aside, they do not.
+    panel.set_within([1, 2])
+    assert picked() == {1, 2}
+    panel.clear_focus()
+    assert picked() == {3}
     assert both["within"] == {"sections": [2, 3], "label": "Chapter 2 and Chapter 3",
                               "short": "Chapter 2 and Chapter 3"}
     assert {passage["section"] for part in both["parts"] for passage in part["passages"]} == {2, 3}
