@@ -1001,6 +1001,31 @@ def test_someone_named_in_full_later_is_introduced_where_the_book_first_names_th
     assert any(line.text.startswith("There young Rupert, the squire's wild cousin") for line in rupert.digest(found))
 
 
+def test_what_a_place_or_thing_the_book_names_is_asked_as_who_someone_is(tmp_path):
+    from engine.answer.retrieval import INTRODUCTION, asked_who
+
+    assert [asked_who(q) for q in ("What is Birtwick Park?", "What was the Laconia?", "What exactly is Zenda?",
+                                   "What is love?", "What is Jo like?", "What is Scrooge's job?",
+                                   "What is the hunt?")] == [
+        "Birtwick Park", "Laconia", "Zenda", None, None, None, None]
+    park = _three_chapters_with(
+        tmp_path, "Our master rode over to Birtwick Park that morning.",
+        ["We came home to Birtwick Park at last in the rain.",
+         "The groom met us at the gate with a lantern.",
+         "Birtwick Park was a large house with a high stone wall, and stood some miles from the town."])
+    assert asked_who("what is birtwick park", park.context.writes_as_name) == "Birtwick Park"
+    found = park.retrieve("What is Birtwick Park?")
+    first = min((node for node in found.passages if "Birtwick" in node.text), key=lambda node: node.start)
+    assert INTRODUCTION in found.parts[0].sources[first.id] and first.section == 1
+    lines = [line.text for line in park.digest(found)]
+    # Where the book brings it in, and the line saying what it is; not the sentences after a line as for a scene
+    # (it had been searched as one: "What is Kellynch?" quoted "The charm of Kellynch..." and "She never could
+    # accept him.").
+    assert "Our master rode over to Birtwick Park that morning." in lines
+    assert "Birtwick Park was a large house with a high stone wall, and stood some miles from the town." in lines
+    assert "The groom met us at the gate with a lantern." not in lines
+
+
 def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_path):
     from engine.answer.described import DESCRIPTION, describes, introduces_themself
     from engine.answer.looks import looked_at

@@ -512,10 +512,16 @@ BEFORE_A_NAME = ("the", "old", "young", "little", "poor")
 _NAMED_PASSAGES = 1000
 
 
-def who_is_words(question: str) -> str | None:
-    """What a "Who is ...?" question asks about, after any of BEFORE_A_NAME,
-    as typed ("who was old fezziwig?" -> "fezziwig"); None for another question."""
-    found = _WHO_IS.match(question)
+# "What is Kellynch Hall?", "What was the Laconia?": a place or a thing the book names, asked as who someone is
+# (asked_who): where the book brings it in and says what it is. As typed, it is no more than "what is love?".
+_WHAT_IS = re.compile(_WHO_IS.pattern.replace("who", "what", 1), re.I)
+
+
+def who_is_words(question: str, what: bool = False) -> str | None:
+    """What a "Who is ...?" question asks about (with `what`, a "What is
+    ...?" one too), after any of BEFORE_A_NAME, as typed ("who was old
+    fezziwig?" -> "fezziwig"); None for another question."""
+    found = _WHO_IS.match(question) or (_WHAT_IS.match(question) if what else None)
     if found is None:
         return None
     name = found.group("name").split()
@@ -530,7 +536,7 @@ def asked_who(question: str, is_name=None) -> str | None:
     book writes as a name (`is_name`, as `BookContext.writes_as_name`: "who
     is tiny tim?" -> "Tiny Tim"); None for any other question ("Who is the
     man at the gate?")."""
-    name = who_is_words(question)
+    name = who_is_words(question, what=True)
     if name is None:
         return None
     if not capitalised_as_a_name(name) and (is_name is None or not name or not is_name(name)):

@@ -5,8 +5,8 @@ callings, homes, meanings of names and of words, names in full, kin, who
 said a line, counts, first and last lines, first meetings, how someone
 dies, whom someone killed, whom someone marries, how someone changes, what
 someone is like, what kind of animal, who tells the book, where someone is
-from), some as typed in a hurry ("whats stapletons job"), each with what
-its answer must quote.
+from, what a place the book names is), some as typed in a hurry ("whats
+stapletons job"), each with what its answer must quote.
 
     CHAPTERHOUSE_HOME=DIR python tests/benchmarks/reader_questions.py [--misses] [--kind WORDS]
 
@@ -189,6 +189,18 @@ PROBES = [
     ("the-sign-of-the-four", "what someone is", "Who is Thaddeus Sholto?", r"small man|twin|son of"),
     ("a-study-in-scarlet", "what someone is", "Who is Lestrade?", r"Scotland Yard|detective"),
     ("a-study-in-scarlet", "what someone is", "Who is Stamford?", r"dresser|Bart"),
+    # What a place or thing the book names is, asked as who someone is: the first six written after seeing what
+    # they had quoted (a scene's lines), the held-out ones before.
+    ("the-prisoner-of-zenda", "what a place is", "What is Zenda?", r"small town"),
+    ("the-prisoner-of-zenda", "what a place is", "What is Strelsau?", r"partly old and partly new|capital"),
+    ("persuasion", "what a place is", "What is Uppercross?", r"moderate-sized village"),
+    ("black-beauty", "what a place is", "What is Earlshall?", r"where the Earl of"),
+    ("the-sign-of-the-four", "what a place is", "What is the Aurora?", r"steam launch"),
+    ("the-sign-of-the-four", "what a place is", "What is Pondicherry Lodge?", r"Upper Norwood|own grounds"),
+    ("the-hound-of-the-baskervilles", "what a place is (held out)", "What is Lafter Hall?",
+     r"Frankland|four miles to the south"),
+    ("little-women", "what a place is (held out)", "What is Plumfield?", r"left Plumfield to Jo|school"),
+    ("the-invisible-man", "what a place is (held out)", "What is Iping?", r"village|guest to stop at Iping"),
     # Whom someone marries (marriages.py): written before it was built (5 of 9 answered by chance lines then, 7 now).
     ("persuasion", "whom someone marries", "Who does Louisa marry?", r"Benwick"),
     ("persuasion", "whom someone marries", "Who does Anne marry?", r"Wentworth"),
