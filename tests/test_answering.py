@@ -1026,6 +1026,42 @@ def test_what_a_place_or_thing_the_book_names_is_asked_as_who_someone_is(tmp_pat
     assert "The groom met us at the gate with a lantern." not in lines
 
 
+def test_what_someones_letter_says_is_quoted_from_where_the_letter_opens(tmp_path):
+    from engine.answer.expected import expected_answer
+    from engine.answer.letters import LETTERS, letter_openings
+
+    for question in ("What does Squire Gordon's letter say?", "What did Squire Gordon write to my master?",
+                     "What is in Squire Gordon's note?", "What does the letter from Squire Gordon say?",
+                     "What did the telegram to Holmes say?"):
+        assert expected_answer(question) == LETTERS.name, question
+    assert not LETTERS.asked("Why did she burn the letter?") and not LETTERS.asked("What does Tarzan mean?")
+    # Where a letter's own words begin: after a colon ending a paragraph, or opening a quotation, with words of
+    # writing before it; not speech brought in by a colon.
+    it_ran = "The groom brought a letter from the squire. It ran:\n\nI shall come on Monday."
+    assert letter_openings(it_ran, 0, len(it_ran)) == [it_ran.index("I shall")]
+    said = "It was a postscript at the end of the letter and it said: 'Please, please, burn this letter.'"
+    assert letter_openings(said, 0, len(said)) == [said.index("'Please")]
+    for speech in ('My mother whinnied, and said to me:\n\n"Go to the gate."',
+                   'She wrote nothing that day. She smiled and said, "I am determined I will:" he put out his hands.'):
+        assert letter_openings(speech, 0, len(speech)) == [], speech
+    # The paragraphs of the third chapter are each put first under its heading: the last given comes first.
+    letter = _three_chapters_with(tmp_path, "Squire Gordon came over the hill to see the colts that spring.", [
+        "The groom waited at the gate for an answer.",
+        "Keep him in the stable till then.",
+        "I shall come for the black colt on Monday.",
+        "Squire Gordon's groom brought a letter from the squire, and my master opened it at the gate and read it "
+        "aloud. It ran:"])
+    found = letter.retrieve("What does Squire Gordon's letter say?")
+    lines = [line.text for line in letter.digest(found)]
+    # The line opening it and the letter's own words after it (its words had found every line saying "say").
+    opened = lines.index("It ran:")
+    assert lines[opened + 1:opened + 3] == ["I shall come for the black colt on Monday.",
+                                            "Keep him in the stable till then."]
+    # The passage holding it is marked for the kind, though its words had picked it already.
+    holding = [node for node in found.passages if "It ran:" in node.text]
+    assert holding and all(LETTERS.name in found.parts[0].sources[node.id] for node in holding)
+
+
 def test_a_question_who_someone_is_quotes_where_the_book_says_what_they_are(tmp_path):
     from engine.answer.described import DESCRIPTION, describes, introduces_themself
     from engine.answer.looks import looked_at

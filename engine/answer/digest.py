@@ -34,6 +34,7 @@ from .changes import CHANGE, FIRST_TOLD, change_asked, says_what_they_were, wher
 from .deaths import DEATH, KILLING, death_asked, death_tellings, killer_asked, victims_asked
 from .described import DESCRIPTION, describes, introduces_themself
 from .expected import AGE, NAME, NUMBER, RELATION, TELLING_KINDS, asked_kin, expected_answer, holds_answer
+from .letters import LETTERS, letter_openings
 from .looks import LOOKS, looked_at
 from .marriages import MARRIAGE, marriage_asked, names_a_marriage_to_be, tells_a_marriage
 from .meetings import MEETING, meeting_asked, names_both, names_the_one_met, narrator_first, told_not_said
@@ -300,7 +301,9 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
             chosen = _with_the_change(chosen, scored, evidence, changed, left[1:] if left else None)
         # "Who says this?" about a selection: the plan's part is the selection, the question asks who spoke.
         who_said = _WHO_SAID.match(part.text) is not None or _WHO_SAID.match(retrieval.plan.question) is not None
-        if scene and not (asked_about or met or dead or changed or who_said or quotes or retrieval.focus):
+        if kind == LETTERS.name:
+            chosen = _with_the_letter(chosen, evidence, retrieval.order, context)
+        elif scene and not (asked_about or met or dead or changed or who_said or quotes or retrieval.focus):
             chosen = _with_what_follows(chosen, context)
         if retrieval.focus is not None and (len(retrieval.parts) == 1 or "(about \u201c" in part.text):
             # The part about a selection: its own line, then what else tells of it (the quotation is the
@@ -541,7 +544,7 @@ def _with_the_looks_before(chosen: list, context, introducing: re.Pattern, evide
 _SCENE_FOLLOWING = 2
 
 
-def _with_what_follows(chosen: list, context) -> list:
+def _with_what_follows(chosen: list, context, short_too: bool = False) -> list:
     """For a question about one scene asking what happened, why or how, the
     lines with the two sentences after the best one: the line most like the
     question is often the one that sets the scene ("Well, she drew a picture
@@ -559,12 +562,38 @@ def _with_what_follows(chosen: list, context) -> list:
         if any(pair[1][2] == start for pair in chosen):
             continue
         sentence = " ".join(book.text[start:end].split())
-        if len(sentence.split()) < 3 or _says_only_who_spoke(content_words(sentence)):
+        if not short_too and (len(sentence.split()) < 3 or _says_only_who_spoke(content_words(sentence))):
             break  # what follows a bare line is not the scene's
         line = (best[0] - 1e-4 * (place + 1), (0.0, 0, start, end, sentence, passage))
         chosen = _in_place_of_the_weakest(chosen, line, kept=lambda pair: pair is best) if place == 0 \
             else chosen + [line]
     return chosen
+
+
+def _with_the_letter(chosen: list, evidence, order: list[str], context) -> list:
+    """For "What does Wentworth's letter say?", the lines with the one
+    opening the letter retrieval found nearest his name ("...her eyes
+    devoured the following words:", else the letter's first) and the two
+    sentences after it, its own words however short, in place of the weakest."""
+    marked = [passage for passage in evidence.passages if LETTERS.name in evidence.sources.get(passage.id, [])]
+    if not marked:
+        return chosen
+    passage = min(marked, key=lambda node: order.index(node.id) if node.id in order else len(order))
+    text = context.book.text
+    openings = letter_openings(text, passage.start or 0, passage.end)
+    if not openings:
+        return chosen
+    sentences = [(start, end) for start, end in context.sentences(passage) if end <= passage.end]
+    # The sentence ending where the letter opens ("It ran:"), else the letter's first.
+    telling = next(((start, end) for start, end in sentences if start < openings[0] <= end + 4), None) or next(
+        ((start, end) for start, end in sentences if start >= openings[0]), None)
+    if telling is None:
+        return chosen
+    start, end = telling
+    top = max((pair[0] for pair in chosen), default=0.0)
+    line = (top + 1e-3, (0.0, 0, start, end, " ".join(text[start:end].split()), passage))
+    chosen = [pair for pair in chosen if pair[1][2] != start]
+    return _with_what_follows(_in_place_of_the_weakest(chosen, line), context, short_too=True)  # "Wire received."
 
 
 def _with_a_rare_word(chosen: list, scored: list, rare: set[str], rarity) -> list:

@@ -16,6 +16,7 @@ from .breeds import BREED
 from .character import CHARACTER
 from .followup import unglossed
 from .homes import HOME, ORIGIN
+from .letters import LETTERS
 from .looks import LOOKS
 from .meanings import MEANING
 from .occupations import OCCUPATION
@@ -29,9 +30,9 @@ _NOT_AN_ANSWER = HONORIFIC_WORDS | DAYS_AND_MONTHS | {"god", "heaven"}
 NAME, NUMBER, AGE, RELATION = "name", "number", "age", "relation"
 # Kinds told by words gathered near a name (nearby.py), by the kind's name: what someone looks like, what
 # they do for a living, where they live, where they come from, what a name means, what kind of animal they
-# are, what they are like. Breed before character: "What kind of dog is Buck?" asks both, and the passages taking
-# their slots first fill the section cap.
-TELLINGS = (LOOKS, OCCUPATION, HOME, ORIGIN, MEANING, BREED, CHARACTER)
+# are, what they are like, what their letters say. Breed before character: "What kind of dog is Buck?" asks
+# both, and the passages taking their slots first fill the section cap.
+TELLINGS = (LOOKS, OCCUPATION, HOME, ORIGIN, MEANING, BREED, CHARACTER, LETTERS)
 TELLING_KINDS = {telling.name: telling for telling in TELLINGS}
 
 # "Who...", "Whose...", "What is the name of...", "Which dog...": someone (or
@@ -81,7 +82,7 @@ _WITHIN = re.compile(rf"(?<=[{LETTER},;:]\s)([{LETTER}][{LETTER}'\u2019\-]+)")
 
 def expected_answer(question: str) -> str | None:
     """NAME, NUMBER, AGE, RELATION, a telling's name (TELLINGS: "looks",
-    "occupation", "home", "origin", "meaning", "character", "breed"), or None where the wording
+    "occupation", "home", "origin", "meaning", "character", "breed", "letter"), or None where the wording
     does not say ("Why...?", "How does...?")."""
     question = unglossed(question)  # a follow-up as if asked plainly: "Who is his (Holmes) brother?"
     if asks_age(question):  # "How old...?": an age as novels tell it ("at nineteen"), not any number
@@ -90,6 +91,8 @@ def expected_answer(question: str) -> str | None:
         return BREED.name
     if CHARACTER.asked(question):  # "What is Scrooge like?", "Describe Jo's character": words of temper and conduct
         return CHARACTER.name
+    if LETTERS.asked(question):  # "What does Wentworth's letter say?": words of writing by the name ("It ran:")
+        return LETTERS.name
     if LOOKS.asked(question):  # "What does Stapleton look like?": words of looks ("clean-shaven, prim-faced")
         return LOOKS.name
     if OCCUPATION.asked(question):  # "What is Stapleton's job?": a calling by the name ("the naturalist")

@@ -14,7 +14,8 @@ from __future__ import annotations
 import functools
 import re
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable
 
 from .followup import subjects_of, unglossed
 from .people import HONORIFIC_WORDS
@@ -40,6 +41,9 @@ class Telling:
     asking_words: frozenset[str] = frozenset()  # the question's words that ask it, not words of the text's
     # Whether the first passage telling it leads: a novel describes its people where it brings them in.
     first_leads: bool = False
+    # Where a kind is told otherwise than by its words gathering (a letter's words come after the line telling
+    # of it): (context, names, searched, until, question) -> a ranked list as `passages_telling` gives.
+    finds: Callable | None = field(default=None, compare=False)
 
     @property
     def pattern(self) -> re.Pattern:
@@ -164,10 +168,12 @@ def longer_forms(name: str) -> list[str]:
 
 
 def passages_telling(telling: Telling, context, names: list[str], searched: list[int | None] | None = None,
-                     until: int | None = None) -> list[tuple[str, float]]:
+                     until: int | None = None, question: str = "") -> list[tuple[str, float]]:
     """The passages (of the sections `searched`, before `until`) where most
     words of the kind stand near one of the names, as a ranked list, the
     fullest first (or the first, where `first_leads`)."""
+    if telling.finds is not None:
+        return telling.finds(context, names, searched, until, question)
     text = context.book.text
     end = len(text) if until is None else until
     allowed = None if searched is None else set(searched)

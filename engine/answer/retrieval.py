@@ -206,6 +206,9 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     # gather near his name ("a small, slim, clean-shaven, prim-faced man");
     # its words found lines saying "looked" of anyone (nearby.py).
     for telling, told in _tellings(plan, context, features, until, searched):
+        if telling.finds is not None:  # picked already (a letter's passage by its words): marked for the kind too
+            for node_id in [entry[0] for entry in told if entry[0] in chosen]:
+                picks.mark(node_id, telling.name)
         picks.take_turns([told], min(budget, len(chosen) + len(told)), MAX_PER_SECTION, mark=telling.name)
     # "Who did Tarzan kill?": the passages telling whom he killed (deaths.py); its words found lines saying
     # "kill" of anyone.
@@ -488,8 +491,8 @@ def _tellings(plan: Plan, context, features: Features, until: int | None, search
     found = []
     for telling in TELLINGS:
         names = names_asked(plan.question, context) if telling.asked(plan.question) else []
-        told = [node_id for node_id, _ in passages_telling(telling, context, names, searched, until)][:_TELLING_SLOTS] \
-            if names else []
+        told = [node_id for node_id, _ in passages_telling(telling, context, names, searched, until,
+                                                            plan.question)][:_TELLING_SLOTS] if names else []
         # The first passage telling it by another form of the name has a slot too ("Margaret" for "Meg").
         others = other_names_written(names, context) if telling.first_leads else []
         told += [node_id for node_id, _ in passages_telling(telling, context, others, searched, until)

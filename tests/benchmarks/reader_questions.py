@@ -5,8 +5,8 @@ callings, homes, meanings of names and of words, names in full, kin, who
 said a line, counts, first and last lines, first meetings, how someone
 dies, whom someone killed, whom someone marries, how someone changes, what
 someone is like, what kind of animal, who tells the book, where someone is
-from, what a place the book names is), some as typed in a hurry ("whats
-stapletons job"), each with what its answer must quote.
+from, what a place the book names is, what a letter says), some as typed
+in a hurry ("whats stapletons job"), each with what its answer must quote.
 
     CHAPTERHOUSE_HOME=DIR python tests/benchmarks/reader_questions.py [--misses] [--kind WORDS]
 
@@ -201,6 +201,13 @@ PROBES = [
      r"Frankland|four miles to the south"),
     ("little-women", "what a place is (held out)", "What is Plumfield?", r"left Plumfield to Jo|school"),
     ("the-invisible-man", "what a place is (held out)", "What is Iping?", r"village|guest to stop at Iping"),
+    # What someone's letter says (letters.py): written while building it (all but one had quoted chance lines), the
+    # held-out one before.
+    ("persuasion", "letters", "What does Wentworth's letter say?", r"listen no longer in silence"),
+    ("persuasion", "letters", "What did Captain Wentworth write to Anne?", r"listen no longer in silence"),
+    ("the-hound-of-the-baskervilles", "letters", "What did Laura Lyons write to Sir Charles?", r"burn this letter"),
+    ("tarzan-of-the-apes", "letters", "What does Jane Porter's letter say?", r"MY DEAR MISS PORTER"),
+    ("the-sign-of-the-four", "letters (held out)", "What does the letter to Miss Morstan say?", r"third pillar"),
     # Whom someone marries (marriages.py): written before it was built (5 of 9 answered by chance lines then, 7 now).
     ("persuasion", "whom someone marries", "Who does Louisa marry?", r"Benwick"),
     ("persuasion", "whom someone marries", "Who does Anne marry?", r"Wentworth"),
