@@ -572,7 +572,7 @@ def _with_what_follows(chosen: list, context, short_too: bool = False) -> list:
 
 def _with_the_letter(chosen: list, evidence, order: list[str], context) -> list:
     """For "What does Wentworth's letter say?", the lines with the one
-    opening the letter retrieval found nearest his name ("...her eyes
+    opening the letter retrieval found first for his name ("...her eyes
     devoured the following words:", else the letter's first) and the two
     sentences after it, its own words however short, in place of the weakest."""
     marked = [passage for passage in evidence.passages if LETTERS.name in evidence.sources.get(passage.id, [])]

@@ -1,12 +1,12 @@
 """What someone's letter says: "What does Wentworth's letter say?", "What
 did Laura Lyons write to Sir Charles?", "What does the letter to Sir Henry
 say?". The question's words ("letter", "say") find every line saying
-"say", and its name every scene the writer is in; a letter is told where
-words of writing gather near the name ("he drew out a letter from under
-the scattered paper", "It ran:") and its words come after that line. So
-the passages where words of writing stand near a name the question asks
-about have slots of their own in retrieval (nearby.py), and the digest
-quotes the line telling of the letter with the two sentences after it."""
+"say", and its name every scene the writer is in; a letter's own words
+seldom share any with the question, and come after the line telling of it
+("her eyes devoured the following words:", "It ran:"). So the passages
+where a letter opens near a name the question asks about have slots of
+their own in retrieval (through `nearby.Telling.finds`), and the digest
+quotes the line opening it with the two sentences after it."""
 
 from __future__ import annotations
 
