@@ -1279,6 +1279,17 @@ def test_where_the_book_last_names_someone_leads_the_evidence(session):
         [holding[0].id]
 
 
+def test_the_last_line_naming_someone_everywhere_is_quoted_for_what_becomes_of_them(tmp_path):
+    # Named in sixty lines before: the digest's shortlist, the lines sharing most words with the question and the
+    # earliest of equals, had held none of the last chapter's ("What happens to Buck at the end?" quoted his
+    # first chapter).
+    early = " ".join(f"Merrylegs trotted round the meadow for the {n}th time that morning." for n in range(60))
+    pony = _three_chapters_with(tmp_path, early, ["Merrylegs went to live with the vicar's children at last."])
+    found = pony.retrieve("What happens to Merrylegs at the end?")
+    lines = [line.text for line in pony.digest(found)]
+    assert "Merrylegs went to live with the vicar's children at last." in lines
+
+
 def test_a_name_is_known_and_searched_as_the_book_writes_it(stave_two):
     from engine.answer.digest import _word_key
     from engine.answer.retrieval import asked_who
