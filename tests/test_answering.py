@@ -1041,7 +1041,11 @@ def test_what_someones_letter_says_is_quoted_from_where_the_letter_opens(tmp_pat
     assert letter_openings(it_ran, 0, len(it_ran)) == [it_ran.index("I shall")]
     said = "It was a postscript at the end of the letter and it said: 'Please, please, burn this letter.'"
     assert letter_openings(said, 0, len(said)) == [said.index("'Please")]
+    # A greeting that is a paragraph of its own tells a letter by itself, after a place and date or not.
+    dated = "[To Mrs. Weston.]\n\nWINDSOR-JULY. MY DEAR MADAM,\n\n\u201cIf I made myself intelligible yesterday..."
+    assert letter_openings(dated, 0, len(dated)) == [dated.index("MY DEAR")]
     for speech in ('My mother whinnied, and said to me:\n\n"Go to the gate."',
+                   'He laughed.\n\n"My dear sir, the letter you wrote is here," said he.',
                    'She wrote nothing that day. She smiled and said, "I am determined I will:" he put out his hands.'):
         assert letter_openings(speech, 0, len(speech)) == [], speech
     # The paragraphs of the third chapter are each put first under its heading: the last given comes first.

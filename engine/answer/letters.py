@@ -40,9 +40,10 @@ _ASKING = frozenset({"letter", "letters", "note", "notes", "telegram", "telegram
 
 # Where a letter's own words begin: after a colon that ends a paragraph ("It ran:", "was as follows:--",
 # "her eyes devoured the following words:") or opens a quotation ("it said: 'Please, please..."), or at a
-# greeting that opens a paragraph ("MY DEAR LIZZY,", "Dear Sir,").
+# greeting that is a paragraph of its own ("MY DEAR LIZZY,", "WINDSOR-JULY. MY DEAR MADAM,").
 _OPENING = re.compile(r":[\u2014-]*[ \t]*\n[ \t]*\n[ \t]*|:[\u2014-]*[ \t]*(?=[\"\u201c\u2018'])"
-                      r"|\n[ \t]*\n[ \t]*(?=[\"\u201c']?(?:my\s+)?(?:dear(?:est)?|sir|madam)\b[^\n]{0,40},[ \t]*\n)",
+                      r"|\n[ \t]*\n[ \t]*(?:[^\n.!?]{1,30}\.\s+)?"  # a place and date first: "WINDSOR-JULY."
+                      r"(?P<greeting>(?=[\"\u201c']?(?:my\s+)?(?:dear(?:est)?|sir|madam)\b[^\n]{0,40},[ \t]*\n))",
                       re.I)
 _WRITING = re.compile(r"\b(?:letter|letters|note|telegram|message|wire|postscript|envelope|wrote|written|writing"
                       r"|ran|runs|follows|following|effect|signed|dated)\b", re.I)
@@ -67,11 +68,14 @@ def letter_openings(text: str, start: int, end: int) -> list[int]:
 
 
 def writing_told(text: str, opening: re.Match) -> int:
-    """How many words of writing tell of a letter before an opening."""
+    """How many words of writing tell of a letter before an opening; a
+    greeting that is a paragraph of its own tells one by itself ("MY DEAR
+    MADAM," after "[To Mrs. Weston.]")."""
     begin = max(0, opening.start() - _WRITING_REACH)
     if "\n" not in opening.group():
         begin = max(begin, *(text.rfind(stop, begin, opening.start()) for stop in (". ", "? ", "! ", "\n")))
-    return len({word.lower() for word in _WRITING.findall(text, begin, opening.start() + 1)})
+    told = len({word.lower() for word in _WRITING.findall(text, begin, opening.start() + 1)})
+    return max(told, 1) if opening.group("greeting") is not None else told
 
 
 def passages_holding_letters(context, names: list[str], searched: list[int | None] | None = None,
