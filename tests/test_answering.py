@@ -1009,7 +1009,7 @@ def test_what_a_place_or_thing_the_book_names_is_asked_as_who_someone_is(tmp_pat
                                    "What is the hunt?")] == [
         "Birtwick Park", "Laconia", "Zenda", None, None, None, None]
     park = _three_chapters_with(
-        tmp_path, "Our master rode over to Birtwick Park that morning.",
+        tmp_path, "THE HOUSE AT BIRTWICK PARK.\n\nOur master rode over to Birtwick Park that morning.",
         ["We came home to Birtwick Park at last in the rain.",
          "The groom met us at the gate with a lantern.",
          "Birtwick Park was a large house with a high stone wall, and stood some miles from the town."])
@@ -1022,6 +1022,7 @@ def test_what_a_place_or_thing_the_book_names_is_asked_as_who_someone_is(tmp_pat
     # (it had been searched as one: "What is Kellynch?" quoted "The charm of Kellynch..." and "She never could
     # accept him.").
     assert "Our master rode over to Birtwick Park that morning." in lines
+    assert "THE HOUSE AT BIRTWICK PARK." not in lines  # a heading in capitals is not where the book brings it in
     assert "Birtwick Park was a large house with a high stone wall, and stood some miles from the town." in lines
     assert "The groom met us at the gate with a lantern." not in lines
 

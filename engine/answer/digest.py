@@ -447,7 +447,8 @@ def _with_the_introduction(chosen: list, scored: list, evidence, name: str | Non
     naming = [pair for pair in scored if pair[1][5].id == first and named.search(pair[1][4])]
     about = re.compile(rf"^\W*(?:(?:{'|'.join(BEFORE_A_NAME)})\s+)?{as_written(name).pattern}", re.I)
     line = min((pair for pair in naming if about.match(pair[1][4])), key=lambda pair: pair[1][2], default=None)
-    line = line or next(iter(naming), None)
+    # Else its best line naming them, not a heading or an inscription in capitals ("ELLIOT OF KELLYNCH HALL.").
+    line = line or next((pair for pair in naming if not pair[1][4].isupper()), None) or next(iter(naming), None)
     if line is None or line in chosen:
         return chosen
     others = [pair for pair in chosen if pair[1][5].id != first]  # the passage's other lines give way to it
