@@ -182,43 +182,34 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
                            (_last_naming_entry, LAST_MENTION), (_meeting_entry, MEETING), (_death_entry, DEATH),
                            (_marriage_entry, MARRIAGE), (_first_told_entry, FIRST_TOLD), (_change_entry, CHANGE)):
         entry = entry_of(plan, context, until, searched)
-        if entry is not None and entry[0] in chosen:
+        if entry is not None:
             # Picked already (the passage introducing Scrooge also says who he is): marked for this too, so the
             # digest quotes its line for it.
-            picks.mark(entry[0], mark)
-        elif entry is not None:
-            picks.take_turns([[entry]], min(budget, len(chosen) + 1), MAX_PER_SECTION, mark=mark)
+            picks.take_slots([entry], budget, mark)
     # A question about one scene: the passage holding its words best has a
     # reserved slot, first. Where the embedder misses that passage, the
     # fusion buries it under passages both lists find (GutenQA Emma: hit@1
     # 0.500 -> 0.567, MRR 0.590 -> 0.634; development set unchanged).
     best_by_words = _best_by_words(plan, context, features, until, searched, rankings[0] if rankings else [])
     if best_by_words is not None:
-        picks.take_turns([[best_by_words]], min(budget, len(chosen) + 1), MAX_PER_SECTION, mark="words")
+        picks.take_slots([best_by_words], budget, "words", mark_picked=False)
     # "How old was Anne Elliot when...?": the passages where an age stands
     # nearest her name have reserved slots. Its words pick out none ("old",
     # a name found everywhere), and the age is told in words of the book's
     # own ("to throw herself away at nineteen"; ages.py).
-    ages = _telling_age(plan, context, features, until, searched)
-    if ages:
-        picks.take_turns([ages], min(budget, len(chosen) + len(ages)), MAX_PER_SECTION, mark="age")
+    picks.take_slots(_telling_age(plan, context, features, until, searched), budget, "age", mark_picked=False)
     # "What does Stapleton look like?": the passages where words of looks
     # gather near his name ("a small, slim, clean-shaven, prim-faced man");
-    # its words found lines saying "looked" of anyone (nearby.py).
+    # its words found lines saying "looked" of anyone (nearby.py). A kind
+    # found otherwise than by its words gathering (a letter's opening) marks
+    # a passage picked already too: the digest quotes the letter from the
+    # passage so marked. The others' digest weighs their marked passages, and
+    # keeps to those it found itself.
     for telling, told in _tellings(plan, context, features, until, searched):
-        if telling.finds is not None:  # picked already (a letter's passage by its words): marked for the kind too
-            for node_id in [entry[0] for entry in told if entry[0] in chosen]:
-                picks.mark(node_id, telling.name)
-        picks.take_turns([told], min(budget, len(chosen) + len(told)), MAX_PER_SECTION, mark=telling.name)
+        picks.take_slots(told, budget, telling.name, mark_picked=telling.finds is not None)
     # "Who did Tarzan kill?": the passages telling whom he killed (deaths.py); its words found lines saying
     # "kill" of anyone.
-    killings = _killings(plan, context, until, searched)
-    for node_id, _, _ in killings:
-        if node_id in chosen:
-            picks.mark(node_id, KILLING)
-    killings = [entry for entry in killings if entry[0] not in chosen]
-    if killings:
-        picks.take_turns([killings], min(budget, len(chosen) + len(killings)), MAX_PER_SECTION, mark=KILLING)
+    picks.take_slots(_killings(plan, context, until, searched), budget, KILLING)
     # Two rounds: first one passage per section (the answer usually spans
     # sections), then a second from a section already chosen. A one-part
     # question whose best passages crowd into one section is about one scene:
@@ -274,6 +265,17 @@ class _Picks:
         """Mark a passage picked already as picked for `mark` too."""
         held = self.parts[self.chosen[node_id]].sources
         held[node_id] = held[node_id] + [mark]  # a new list: the rankings' own are not changed
+
+    def take_slots(self, entries: list, budget: int, mark: str, mark_picked: bool = True) -> None:
+        """Give ranking entries slots of their own, at most two a section and
+        `budget` passages in all, marked `mark`; those picked already are
+        marked for it too, unless not `mark_picked`."""
+        if mark_picked:
+            for node_id in [entry[0] for entry in entries if entry[0] in self.chosen]:
+                self.mark(node_id, mark)
+        waiting = [entry for entry in entries if entry[0] not in self.chosen]
+        if waiting:
+            self.take_turns([waiting], min(budget, len(self.chosen) + len(waiting)), MAX_PER_SECTION, mark=mark)
 
     def take_turns(self, rankings, up_to: int, section_cap: int, depth: int | None = None,
                    one_per_section_for_several: bool = False, mark: str | None = None) -> None:
