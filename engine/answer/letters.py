@@ -11,6 +11,7 @@ quotes the line opening it with the two sentences after it."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 from .nearby import Telling, uses_of
 
@@ -90,18 +91,26 @@ def passages_holding_letters(context, names: list[str], searched: list[int | Non
     asked = re.compile(rf"\b(?:{'|'.join(sorted(nouns))})s?\b", re.I) if nouns else None
     end = len(text) if until is None else until
     allowed = None if searched is None else set(searched)
+    # The book's openings, each with how many words of writing tell of it, found once: a name's uses are close
+    # enough for their reaches to overlap (Wentworth is named 300 times).
+    openings: list[tuple[int, int, int]] = []  # (start, end, words of writing)
+    for found in _OPENING.finditer(text, 0, end):
+        told = writing_told(text, found)
+        if told:
+            told += _ASKED_NOUN_WEIGHT * bool(asked and asked.search(text, max(0, found.start() - _WRITING_REACH),
+                                                                     found.start()))
+            openings.append((found.start(), found.end(), told))
+    starts = [start for start, _, _ in openings]
     # an opening -> (how many words of writing tell of it, how far it is from the nearest use of a name)
     nearest: dict[int, tuple[int, int]] = {}
     for name in names:
         for named in uses_of(name, names, text, end):
-            for found in _OPENING.finditer(text, max(0, named.start() - _OPENING_BEFORE_NAME),
-                                           min(end, named.end() + _OPENING_AFTER_NAME)):
-                told = writing_told(text, found)
-                if told:
-                    distance = abs(found.end() - named.start())
-                    told += _ASKED_NOUN_WEIGHT * bool(asked and asked.search(text, max(0, found.start()
-                                                                                       - _WRITING_REACH), found.start()))
-                    nearest[found.end()] = min(nearest.get(found.end(), (-told, distance)), (-told, distance))
+            reach = min(end, named.end() + _OPENING_AFTER_NAME)
+            for start, stop, told in openings[bisect_left(starts, named.start() - _OPENING_BEFORE_NAME):
+                                              bisect_left(starts, reach)]:
+                if stop <= reach:
+                    distance = abs(stop - named.start())
+                    nearest[stop] = min(nearest.get(stop, (-told, distance)), (-told, distance))
     ranked: list[str] = []
     # "Elizabeth opened the letter... an envelope containing two sheets of letter-paper, written quite through...
     # It was dated from Rosings...": of all the letters near Darcy, his.
