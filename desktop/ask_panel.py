@@ -484,7 +484,7 @@ class AskPanel(QWidget):
                 question, budget=budget, cancel=cancel,
                 on_digest=lambda lines, retrieval: relay.digest.emit(
                     ticket, _digest_payload(session, lines, retrieval, session.follows(question, after, until),
-                                            related)),
+                                            related, at)),
                 on_text=lambda piece: self._receive(ticket, piece),
                 on_retry=lambda retrieval: relay.retry.emit(ticket),
                 on_reading=lambda done, total, left: relay.reading.emit(ticket, done, total, left), until=until,
@@ -707,7 +707,9 @@ class AskPanel(QWidget):
         page = evidence_block + answer_block if draft else answer_block + evidence_block
         limit = result.get("reading_limit")
         if page and limit:
-            page = (f"<p><i>From the book up to where you have read, in {html.escape(limit['label'])}: "
+            # "What just happened?" after a jump ahead: where the reader is, not the furthest read.
+            where = "you are" if limit.get("at_the_reader") else "you have read"
+            page = (f"<p><i>From the book up to where {where}, in {html.escape(limit['label'])}: "
                     "nothing after it is used.</i></p>") + page
         focus, within = result.get("focus"), result.get("within")
         if page and focus:
@@ -1019,7 +1021,8 @@ def _history_tip(entry: HistoryEntry) -> str:
     return f"Asked {asked}" + (f"\n\n{shown_text(gist, 400)}" if gist else "")
 
 
-def _digest_payload(session, lines, retrieval, follows: dict | None = None, related: bool = False) -> dict:
+def _digest_payload(session, lines, retrieval, follows: dict | None = None, related: bool = False,
+                    at: int | None = None) -> dict:
     labels = session.context.book.cited_labels()
     return {
         "digest": [line.as_dict() for line in lines],
@@ -1034,7 +1037,7 @@ def _digest_payload(session, lines, retrieval, follows: dict | None = None, rela
         and not retrieval.stated,
         "stated": retrieval.stated,
         "related": related,
-        "reading_limit": session.context.reading_limit(retrieval.until),
+        "reading_limit": session.context.reading_limit(retrieval.until, at),
         "focus": focus_record(session.context, retrieval.focus) if retrieval.focus else None,
         "within": within_record(session.context, retrieval.within) if retrieval.within else None,
         "named": within_record(session.context, retrieval.named) if retrieval.named else None,

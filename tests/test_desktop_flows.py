@@ -811,7 +811,8 @@ def test_a_question_so_far_uses_only_what_the_reader_has_read(qtbot, fixtures, t
     passages = [passage for part in result["parts"] for passage in part["passages"]]
     assert passages and all(passage["end"] <= read_to for passage in passages)
     assert all(line["end"] <= read_to for line in result["digest"])
-    assert result["reading_limit"] == {"until": read_to, "section": 1, "label": first.display_name}
+    assert result["reading_limit"] == {"until": read_to, "section": 1, "label": first.display_name,
+                                       "at_the_reader": False}
     assert f"From the book up to where you have read, in {first.display_name}" in panel.answer_view.toPlainText()
     assert panel.book_map.evidence <= {1} and panel.book_map.read_to == read_to
     # The choice is kept for next time; the history and its export say what the answer was limited to.
@@ -832,6 +833,25 @@ def test_a_question_so_far_uses_only_what_the_reader_has_read(qtbot, fixtures, t
     assert panel.history.item(0).text() == QUESTION  # the newest first, about the whole book
     assert any(passage["end"] > read_to for part in whole["parts"] for passage in part["passages"])
     assert "where you have read" not in panel.answer_view.toPlainText()
+    # Jumped ahead to Chapter 3 (nothing between is read): "What just happened?" is told from where the
+    # reader is, and says so, beside the box's "up to Chapter 1" (it had said "where you have read"); the
+    # history's export says it too.
+    third = window.book.sections[2]
+    reader.scroll_to_offset(third.body_start)
+    qtbot.waitUntil(lambda: window.book.section_at(reader.reading_position()).ordinal == 3, timeout=10000)
+    assert window.book.section_at(reader.read_to()).ordinal == 1 and panel.so_far.text().endswith(
+        f"(up to {first.label})")
+    panel.question.setText("What just happened?")
+    with qtbot.waitSignal(panel.answerFinished, timeout=60000) as finished:
+        panel.ask()
+    recalled = finished.args[0]
+    assert recalled["reading_limit"]["section"] == 3 and recalled["reading_limit"]["at_the_reader"]
+    shown = panel.answer_view.toPlainText()
+    assert f"From the book up to where you are, in {third.display_name}" in shown and "you have read" not in shown
+    qtbot.waitUntil(lambda: panel.history.count() == 3, timeout=10000)
+    window.export_history_to(out)
+    qtbot.waitUntil(lambda: f"up to where the reader was, in {third.display_name}" in out.read_text(
+        encoding="utf-8"), timeout=10000)
 
 
 def test_what_i_have_read_is_how_far_the_reader_read_on(qtbot, fixtures):

@@ -69,7 +69,8 @@ class AnswerResult:
     written: bool = True  # False when the settings leave answers to the evidence digest alone
     # Why the model gave no answer (it could not be loaded or run): the evidence stands without it.
     model_error: str | None = None
-    reading_limit: dict | None = None  # {"until", "section", "label"}: nothing after a reader's position was used
+    # {"until", "section", "label", "at_the_reader"}: nothing after a reader's position was used
+    reading_limit: dict | None = None
     focus: dict | None = None  # {"start", "end", "label", "text"}: the selected text the question is about
     within: dict | None = None  # {"sections", "label", "short"}: the chapters the question is about, the only ones used
     named: dict | None = None  # {"sections", "label", "short"}: chapters the question names, half the evidence from them

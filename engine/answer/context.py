@@ -317,15 +317,17 @@ class BookContext:
             return None
         return [section.ordinal for section in self.book.sections if section.end <= until]
 
-    def reading_limit(self, until: int | None) -> dict | None:
-        """Where a reader's position falls, for showing and for the record."""
+    def reading_limit(self, until: int | None, at: int | None = None) -> dict | None:
+        """Where a reader's position falls, for showing and for the record;
+        whether it is where the reader is (`at`: "What just happened?" after a
+        jump ahead) rather than the furthest they have read."""
         if until is None:
             return None
         # Between two sections (at a chapter's heading), the one before.
         begun = [section for section in self.book.sections if section.start < until]
         section = self.book.section_at(max(0, until - 1)) or (begun[-1] if begun else None)
         return {"until": until, "section": section.ordinal if section else None,
-                "label": section.display_name if section else "the opening pages"}
+                "label": section.display_name if section else "the opening pages", "at_the_reader": until == at}
 
     def structure_text(self, until: int | None = None) -> str:
         """The structural card, or, before stage 4, a map made from the

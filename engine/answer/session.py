@@ -588,7 +588,7 @@ class AnswerSession:
         if on_digest is not None:
             on_digest(digest, retrieval)
         labels = self.context.book.cited_labels()
-        limit = self.context.reading_limit(until)
+        limit = self.context.reading_limit(until, at)
         about = focus_record(self.context, focus) if focus is not None else None
         # "What is chapter 5 called?" is about chapter 5 alone, though it names no subject of its own.
         about_chapters = within if within is not None else retrieval.within if retrieval.stated else None

@@ -261,7 +261,8 @@ def entry_markdown(entry: HistoryEntry) -> str:
     result = entry.result
     asked = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.asked_at))
     limit = result.get("reading_limit")
-    scope = f"; from the book up to where the reader had read, in {limit['label']}" if limit else ""
+    where = "was" if limit and limit.get("at_the_reader") else "had read"
+    scope = f"; from the book up to where the reader {where}, in {limit['label']}" if limit else ""
     focus, within = result.get("focus"), result.get("within")
     about = f"; about the passage in {focus['label']}: {quoted(focus['text'])}" if focus else ""
     overview, named = result.get("overview"), result.get("named")
