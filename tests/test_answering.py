@@ -1295,6 +1295,41 @@ def test_the_last_line_naming_someone_everywhere_is_quoted_for_what_becomes_of_t
     assert "Merrylegs went to live with the vicar's children at last." in lines
 
 
+@pytest.fixture(scope="module")
+def carol(tmp_path_factory):
+    """The whole sample book, indexed to stage 1: the app's first book, and its first question's."""
+    from engine.paths import sample_book_path
+    from engine.store import Library
+
+    library = Library(tmp_path_factory.mktemp("carol-home"))
+    answering = AnswerSession(library, library.import_book(sample_book_path()).book_id,
+                              embedder=open_embedder(ModelSettings()))
+    answering.ensure_indexed()
+    return answering
+
+
+def test_a_thing_asked_to_come_back_is_quoted_from_the_last_passage_naming_it(carol):
+    from engine.answer.recurring import RECURRING, recurring_thing
+
+    rarity = carol.context.rarity
+    asked = ("How does the door knocker that startles Scrooge on Christmas Eve reappear after his night with the "
+             "spirits?")
+    assert recurring_thing(asked, rarity) == recurring_thing("When does the knocker come back?", rarity) == "knocker"
+    # Not the rarest word ("Eve" is a name); nothing for a thing the book names everywhere, nor for another question.
+    for other in ("How does the spirit return?", "How does the knocker startle Scrooge?", "Who is Marley?",
+                  "How does Marley reappear?", "Does the knocker reappear?"):
+        assert recurring_thing(other, rarity) is None, other
+    # The knocker's return shares one word with the question: it had been 28th of the fused ranking, and the
+    # evidence had quoted Stave III ("Scrooge had observed this change...") and Stave V's "There's the window where
+    # I saw the wandering Spirits!" for it.
+    found = carol.retrieve(asked, budget=6)
+    [last] = [node for node in found.passages if RECURRING in found.parts[0].sources[node.id]]
+    assert last.section == 5 and "wonderful knocker" in last.text
+    lines = [line for line in carol.digest(found)]
+    assert [line.section for line in lines if "knocker" in line.text] == [1, 5]
+    assert any(line.text.startswith("It's a wonderful knocker!") for line in lines)
+
+
 def test_a_name_is_known_and_searched_as_the_book_writes_it(stave_two):
     from engine.answer.digest import _word_key
     from engine.answer.retrieval import asked_who
@@ -3500,7 +3535,8 @@ def test_a_draft_that_only_restates_the_question_adds_nothing():
     assert not adds_nothing("On Christmas morning Scrooge blesses the knocker and praises its honest expression "
                             "[p6.3].", question)
     # The 135M's draft in screenshot 5: the question retold twice, with a typo.
-    asked = "How does the door knocker that startles Scrooge on Christmas Eve reappear after his night with the spirits?"
+    asked = ("How does the door knocker that startles Scrooge on Christmas Eve reappear after his night with the "
+             "spirits?")
     retold = "The door knocker that startsles Scrooge on Christmas Eve reappears after his night with the spirits"
     assert adds_nothing(f"1. {retold}\n{retold}", asked)
     # A short answer of new words is an answer.

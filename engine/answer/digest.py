@@ -42,6 +42,7 @@ from .nearby import names_asked, near_names, other_names_written, tells_near
 from .narrator import PARAGRAPH_BREAK, SPEECH_VERBS, outside_dialogue, says_i
 from .overview import FIRST_PERSON, NAMED_TELLER, PEOPLE, PLACES, RECENT, TELLER, THIRD_PERSON, asks_one_sentence
 from .planning import QUOTED, about_one_scene, content_words, stem
+from .recurring import RECURRING, recurring_thing
 from .retrieval import (BEFORE_A_NAME, INTRODUCTION, LAST_MENTION, Retrieval, asked_who, introduced, last_mentioned,
                         searched_sections)
 from .selection import part_heading
@@ -49,7 +50,7 @@ from .told_deaths import tells_a_killing_by, tells_another_dead
 from .vocabulary import as_written, by_surname
 
 # The marks of passages retrieval gave a slot whose line the digest quotes, whatever words it shares.
-_QUOTED_FROM = {MARRIAGE, CHANGE, FIRST_TOLD, DEATH, KILLING, LAST_MENTION}
+_QUOTED_FROM = {MARRIAGE, CHANGE, FIRST_TOLD, DEATH, KILLING, LAST_MENTION, RECURRING}
 # Sentences the embedder ranks for each part. Measured on the development set
 # (12 passages; share of required sections quoted / of evidence sentences
 # quoted): 16 by plain word overlap 0.487 / 0.080, 48 by rarity-weighted
@@ -294,6 +295,9 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                 lambda sentence: tells_a_marriage(sentence, wed, context.names_a_person),
                 lambda sentence: names_a_marriage_to_be(sentence, wed, context.names_a_person),
                 lambda sentence: as_written(wed).search(sentence) is not None], last=True)
+        thing = recurring_thing(part.text, context.rarity)
+        if thing:  # "It's a wonderful knocker!"
+            chosen = _with_a_line_from(chosen, scored, evidence, RECURRING, [as_written(thing).search], last=True)
         changed = change_asked(part.text, context.writes_as_name)
         if changed:
             left = where_they_are_left(context, changed, retrieval.until,

@@ -42,6 +42,7 @@ from .nearby import names_asked, other_names_written, passages_telling
 from .people import HONORIFIC_WORDS, a_noun_or_a_place, names_another_person
 from .planning import (LOCAL, STOPWORDS, Plan, PlanPart, capitalised_as_a_name, content_words,
                        joins_a_name, stem, words)
+from .recurring import RECURRING, recurring_thing
 from .selection import FOCUS_PASSAGES
 from .vocabulary import Rarity, as_written, without_possessive
 
@@ -177,10 +178,12 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     # Thornton die?", the last naming him beside a word of death (deaths.py);
     # "Who does Louisa marry?", the last telling her engagement (marriages.py);
     # "How does Scrooge change?", the first saying who he is and the last
-    # telling him changed (changes.py).
+    # telling him changed (changes.py); "How does the door knocker... reappear...?", the last naming the
+    # knocker (recurring.py).
     for entry_of, mark in ((_introduction, INTRODUCTION), (_description_entry, DESCRIPTION),
                            (_last_naming_entry, LAST_MENTION), (_meeting_entry, MEETING), (_death_entry, DEATH),
-                           (_marriage_entry, MARRIAGE), (_first_told_entry, FIRST_TOLD), (_change_entry, CHANGE)):
+                           (_marriage_entry, MARRIAGE), (_first_told_entry, FIRST_TOLD), (_change_entry, CHANGE),
+                           (_recurring_entry, RECURRING)):
         entry = entry_of(plan, context, until, searched)
         if entry is not None:
             # Picked already (the passage introducing Scrooge also says who he is): marked for this too, so the
@@ -651,6 +654,16 @@ def _last_naming_entry(plan: Plan, context, until: int | None, searched):
     if name is None:
         return None
     last = passage_naming(context, name, until, searched, last=True)
+    return (last.id, last.section, ["phrase"]) if last is not None else None
+
+
+def _recurring_entry(plan: Plan, context, until: int | None, searched):
+    """For a question asking how a thing comes back, the last passage naming
+    it (recurring.py): (node id, section, sources); else None."""
+    thing = recurring_thing(plan.question, context.rarity)
+    if thing is None:
+        return None
+    last = passage_naming(context, thing, until, searched, last=True)
     return (last.id, last.section, ["phrase"]) if last is not None else None
 
 
