@@ -1330,6 +1330,31 @@ def test_a_thing_asked_to_come_back_is_quoted_from_the_last_passage_naming_it(ca
     assert any(line.text.startswith("It's a wonderful knocker!") for line in lines)
 
 
+def test_how_two_people_are_related_is_quoted_where_the_book_names_them_beside_a_word_of_kin(carol, tmp_path):
+    from engine.answer.relationships import RELATIONSHIP, relationship_asked
+
+    is_name = carol.context.writes_as_name
+    for asked in ("What is the relationship between Scrooge and Marley?", "what's the relationship of Scrooge to "
+                  "Marley", "How is Scrooge related to Marley?", "How are Scrooge and Marley related?",
+                  "What is Scrooge to Marley?", "Describe Scrooge and Marley's relationship",
+                  "How do Scrooge and Marley know each other?"):
+        assert relationship_asked(asked, is_name) == ("Scrooge", "Marley"), asked
+    for other in ("What is the relationship between Scrooge and Gandalf?", "What is the relationship between love "
+                  "and money?", "Who is Marley?", "What is Scrooge to do?", "How is Scrooge related to Scrooge?"):
+        assert relationship_asked(other, is_name) is None, other
+    # Its words had found scenes where both are named or present ("Scrooge and Marley's, I believe?").
+    found = carol.retrieve("What is the relationship between Scrooge and Marley?")
+    [tied] = [node for node in found.passages if RELATIONSHIP in found.parts[0].sources[node.id]]
+    assert tied.section == 1
+    assert any("his seven years' dead partner" in line.text for line in carol.digest(found))
+    # Where no sentence names both beside a word of kin, one naming one of them with the other named near it.
+    twins = _three_chapters_with(
+        tmp_path, "Jem and Tom galloped round the meadow together every morning, Jem ahead and Tom behind.",
+        ["Jem trotted up beside me at the gate. \u201cTom is my twin-brother,\u201d he said proudly."])
+    found = twins.retrieve("How is Jem related to Tom?")
+    assert any(line.text.startswith("\u201cTom is my twin-brother") for line in twins.digest(found))
+
+
 def test_a_name_is_known_and_searched_as_the_book_writes_it(stave_two):
     from engine.answer.digest import _word_key
     from engine.answer.retrieval import asked_who

@@ -43,6 +43,7 @@ from .narrator import PARAGRAPH_BREAK, SPEECH_VERBS, outside_dialogue, says_i
 from .overview import FIRST_PERSON, NAMED_TELLER, PEOPLE, PLACES, RECENT, TELLER, THIRD_PERSON, asks_one_sentence
 from .planning import QUOTED, about_one_scene, content_words, stem
 from .recurring import RECURRING, recurring_thing
+from .relationships import RELATIONSHIP, relationship_asked, tells_the_tie
 from .retrieval import (BEFORE_A_NAME, INTRODUCTION, LAST_MENTION, Retrieval, asked_who, introduced, last_mentioned,
                         searched_sections)
 from .selection import part_heading
@@ -50,7 +51,7 @@ from .told_deaths import tells_a_killing_by, tells_another_dead
 from .vocabulary import as_written, by_surname
 
 # The marks of passages retrieval gave a slot whose line the digest quotes, whatever words it shares.
-_QUOTED_FROM = {MARRIAGE, CHANGE, FIRST_TOLD, DEATH, KILLING, LAST_MENTION, RECURRING}
+_QUOTED_FROM = {MARRIAGE, CHANGE, FIRST_TOLD, DEATH, KILLING, LAST_MENTION, RECURRING, RELATIONSHIP}
 # Sentences the embedder ranks for each part. Measured on the development set
 # (12 passages; share of required sections quoted / of evidence sentences
 # quoted): 16 by plain word overlap 0.487 / 0.080, 48 by rarity-weighted
@@ -295,6 +296,11 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                 lambda sentence: tells_a_marriage(sentence, wed, context.names_a_person),
                 lambda sentence: names_a_marriage_to_be(sentence, wed, context.names_a_person),
                 lambda sentence: as_written(wed).search(sentence) is not None], last=True)
+        related = relationship_asked(part.text, context.writes_as_name)
+        if related:  # "The lady who has passed here as Miss Stapleton is in reality his wife."
+            chosen = _with_lines_from(chosen, scored, evidence, RELATIONSHIP, [
+                lambda sentence: tells_the_tie(sentence, related),
+                lambda sentence: tells_the_tie(sentence, related, both=False)])
         thing = recurring_thing(part.text, context.rarity)
         if thing:  # "It's a wonderful knocker!"
             chosen = _with_a_line_from(chosen, scored, evidence, RECURRING, [as_written(thing).search], last=True)
@@ -307,7 +313,8 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         who_said = _WHO_SAID.match(part.text) is not None or _WHO_SAID.match(retrieval.plan.question) is not None
         if kind == LETTERS.name:
             chosen = _with_the_letter(chosen, evidence, retrieval.order, context)
-        elif scene and not (asked_about or met or dead or changed or who_said or quotes or retrieval.focus):
+        elif scene and not (asked_about or met or dead or changed or related or who_said or quotes
+                            or retrieval.focus):
             chosen = _with_what_follows(chosen, context)
         if retrieval.focus is not None and (len(retrieval.parts) == 1 or "(about \u201c" in part.text):
             # The part about a selection: its own line, then what else tells of it (the quotation is the

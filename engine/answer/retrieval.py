@@ -43,6 +43,7 @@ from .people import HONORIFIC_WORDS, a_noun_or_a_place, names_another_person
 from .planning import (LOCAL, STOPWORDS, Plan, PlanPart, capitalised_as_a_name, content_words,
                        joins_a_name, stem, words)
 from .recurring import RECURRING, recurring_thing
+from .relationships import RELATIONSHIP, relationship_asked, sentences_telling_the_tie
 from .selection import FOCUS_PASSAGES
 from .vocabulary import Rarity, as_written, without_possessive
 
@@ -213,6 +214,9 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     # "Who did Tarzan kill?": the passages telling whom he killed (deaths.py); its words found lines saying
     # "kill" of anyone.
     picks.take_slots(_killings(plan, context, until, searched), budget, KILLING)
+    # "What is the relationship between Stapleton and Beryl?": the first and last passages naming both beside a
+    # word of kin (relationships.py); its words found scenes where both are present.
+    picks.take_slots(_ties(plan, context, until, searched), budget, RELATIONSHIP)
     # Two rounds: first one passage per section (the answer usually spans
     # sections), then a second from a section already chosen. A one-part
     # question whose best passages crowd into one section is about one scene:
@@ -708,6 +712,17 @@ def _killings(plan: Plan, context, until: int | None, searched) -> list:
     nodes = list(dict.fromkeys(node.id for node, _, _ in told))[:_KILLING_SLOTS]
     return sorted(((node_id, context.section_of.get(node_id), ["phrase"]) for node_id in nodes),
                   key=lambda entry: context.start_of.get(entry[0], 0))
+
+
+def _ties(plan: Plan, context, until: int | None, searched) -> list:
+    """For a question asking how two people are related, the passages
+    telling what one is to the other (relationships.py), as ranking
+    entries; none for any other question."""
+    pair = relationship_asked(plan.question, context.writes_as_name)
+    if pair is None:
+        return []
+    return [(node.id, node.section, ["phrase"])
+            for node, _, _ in sentences_telling_the_tie(context, pair, until, searched)]
 
 
 def _marriage_entry(plan: Plan, context, until: int | None, searched):

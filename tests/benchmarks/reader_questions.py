@@ -5,7 +5,8 @@ callings, homes, meanings of names and of words, names in full, kin, who
 said a line, counts, first and last lines, first meetings, how someone
 dies, whom someone killed, whom someone marries, how someone changes, what
 someone is like, what kind of animal, who tells the book, where someone is
-from, what a place the book names is, what a letter says), some as typed
+from, what a place the book names is, what a letter says, how two people
+are related), some as typed
 in a hurry ("whats stapletons job"), each with what its answer must quote;
 and why someone did something, which no kind answers yet (the questions'
 own words: written before any was tried, none tuned on).
@@ -210,6 +211,24 @@ PROBES = [
     ("the-hound-of-the-baskervilles", "letters", "What did Laura Lyons write to Sir Charles?", r"burn this letter"),
     ("tarzan-of-the-apes", "letters", "What does Jane Porter's letter say?", r"MY DEAR MISS PORTER"),
     ("the-sign-of-the-four", "letters (held out)", "What does the letter to Miss Morstan say?", r"third pillar"),
+    ("a-christmas-carol", "relationships", "What is the relationship between Scrooge and Marley?", r"partner"),
+    ("a-christmas-carol", "relationships", "How is Fred related to Scrooge?", r"nephew"),
+    ("the-hound-of-the-baskervilles", "relationships", "What is the relationship between Stapleton and Beryl?",
+     r"his wife|husband and wife"),
+    ("the-sign-of-the-four", "relationships", "How is Thaddeus Sholto related to Bartholomew?", r"twin|brother"),
+    ("a-study-in-scarlet", "relationships", "What is the relationship between John Ferrier and Lucy?",
+     r"adopted|daughter"),
+    ("tarzan-of-the-apes", "relationships", "What is the relationship between Tarzan and Kala?", r"foster|mother"),
+    ("the-call-of-the-wild", "relationships (held out)", "What is the relationship between Buck and John Thornton?",
+     r"love|master"),
+    ("little-women", "relationships (held out)", "What is the relationship between Meg and John Brooke?",
+     r"married|engaged|husband|wife|lover"),
+    ("persuasion", "relationships (held out)", "What is the relationship between Anne and Mary?", r"sister"),
+    ("the-invisible-man", "relationships (held out)", "What is the relationship between Kemp and Griffin?",
+     r"University College|student"),
+    ("black-beauty", "relationships (held out)", "What is the relationship between Black Beauty and Duchess?",
+     r"mother"),
+    ("the-railway-children", "relationships (held out)", "How are Bobbie and Peter related?", r"sister|brother"),
     ("persuasion", "why", "Why did Anne break off her engagement to Wentworth?", r"persuaded to believe the engagement"),
     ("the-call-of-the-wild", "why", "Why did Manuel sell Buck?", r"Chinese lottery|besetting sin"),
     ("a-christmas-carol", "why", "Why does Marley's ghost come to Scrooge?", r"chance and hope|warn you"),
