@@ -1,15 +1,18 @@
-"""How two people are related: "What is the relationship between Stapleton
-and Beryl?", "How is Thaddeus Sholto related to Bartholomew?", "How are
+"""How two people are related: "What is the relationship between Scrooge
+and Marley?", "How is Thaddeus Sholto related to Bartholomew?", "How are
 Bobbie and Peter related?". Its words find scenes where both are present
 ("He placed himself between Griffin and the nearest window"); where the book
 says what one is to the other, it names both in one sentence beside a word
-of kin or standing: "The lady who has passed here as Miss Stapleton is in
-reality his wife", "Lucy Ferrier grew up within the log-house, and assisted
-her adopted father", "Scrooge had not bestowed one thought on Marley, since
-his last mention of his seven years' dead partner". The first and the last
-such sentences (where the book brings the bond in, and where it leaves it)
-have slots of their own in retrieval, and the digest quotes them.
-"""
+of kin or standing ("Scrooge had not bestowed one thought on Marley, since
+his last mention of his seven years' dead partner"; "Lucy Ferrier... her
+adopted father" for John Ferrier, by his surname), or one of them beside
+such a word with the other named a few sentences away ("He married Beryl
+Garcia", of Stapleton; "Mr. Thaddeus Sholto, brother of the deceased").
+The first and the last such sentences (where the book brings the tie in,
+and where it leaves it) have slots of their own in retrieval, and the
+digest quotes them. A tie told with neither name near ("Duchess was the
+mother of them both", Black Beauty telling) is not found, and one beside
+another's word of kin may be taken for theirs ("Thornton's partners")."""
 
 from __future__ import annotations
 
@@ -86,12 +89,11 @@ def _names(name: str) -> re.Pattern:
 
 
 def sentences_telling_the_tie(context, pair: tuple[str, str], until: int | None, searched) -> list:
-    """The first and the last sentences naming both beside a word of kin or standing (of the sections `searched`, read
-    before `until`), each (passage, start, end), in book order and in
-    different passages; where none does, of those naming one of them
-    beside such a word with the other named within a few sentences ("'My
-    twin-brother Bartholomew and I were the only children,'" said Thaddeus
-    Sholto; "Duchess was the mother of them both")."""
+    """The first and the last sentences naming both beside a word of kin or
+    standing (of the sections `searched`, read before `until`), each
+    (passage, start, end), in book order and in different passages; where
+    none does, of those naming one of them beside such a word with the
+    other named within a few sentences."""
     text = context.book.text
     first, second = pair
     beside_a_tie = {name: sentences_naming(context, name, until, searched, _holds_a_tie) for name in pair}
