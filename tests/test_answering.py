@@ -238,7 +238,7 @@ def test_a_question_so_far_uses_nothing_after_the_readers_position(session):
     assert knowing.characters_known_by(first_named + 10) == [{"name": "Darkie", "also_called": ["Black Beauty"]}]
     # The result says where the reader was; the CLI's section number maps to a section's end.
     limit = context.reading_limit(until)
-    assert limit == {"until": until, "section": 2, "label": "Chapter 2: The Hunt"}
+    assert limit == {"until": until, "section": 2, "label": "Chapter 2: The Hunt", "at_the_reader": False}
     assert context.reading_limit(None) is None
 
 
