@@ -1308,8 +1308,10 @@ def carol(tmp_path_factory):
     return answering
 
 
-def test_a_thing_asked_to_come_back_is_quoted_from_the_last_passage_naming_it(carol):
+def test_a_thing_asked_to_come_back_is_quoted_from_the_last_passage_naming_it(carol, tmp_path):
     from engine.answer.recurring import RECURRING, recurring_thing
+    from engine.paths import sample_book_path
+    from engine.store import Library
 
     rarity = carol.context.rarity
     asked = ("How does the door knocker that startles Scrooge on Christmas Eve reappear after his night with the "
@@ -1328,6 +1330,14 @@ def test_a_thing_asked_to_come_back_is_quoted_from_the_last_passage_naming_it(ca
     lines = [line for line in carol.digest(found)]
     assert [line.section for line in lines if "knocker" in line.text] == [1, 5]
     assert any(line.text.startswith("It's a wonderful knocker!") for line in lines)
+    # Searchable by its words alone (a new book's first minute), retrieval also found the passage before, which
+    # holds the line too: the line, a candidate once, had been that passage's, and was not quoted.
+    library = Library(tmp_path / "home")
+    words_only = AnswerSession(library, library.import_book(sample_book_path()).book_id)
+    words_only.ensure_searchable()
+    found = words_only.retrieve(asked)
+    assert len([node for node in found.passages if "wonderful knocker" in node.text]) == 2
+    assert any(line.text.startswith("It's a wonderful knocker!") for line in words_only.digest(found))
 
 
 def test_how_two_people_are_related_is_quoted_where_the_book_names_them_beside_a_word_of_kin(carol, tmp_path):

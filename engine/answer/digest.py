@@ -239,8 +239,9 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         # The passages telling whom someone married, or how the book first tells of someone and leaves them
         # changed: their lines may share no word with the question ("...to accept me as a husband", "He became
         # as good a friend"), and one of them is quoted below.
-        shortlist += [item for item in candidates[_SHORTLIST:]
-                      if _QUOTED_FROM.intersection(evidence.sources.get(item[5].id, []))]
+        quoted_from = [passage for passage in evidence.passages
+                       if _QUOTED_FROM.intersection(evidence.sources.get(passage.id, []))]
+        shortlist += [item for item in candidates[_SHORTLIST:] if any(_within(item, passage) for passage in quoted_from)]
         if embedder is not None:
             sentences = [(passage, start, end, sentence) for _, _, start, end, sentence, passage in shortlist]
             similarity = sentence_vectors(sentences, context) @ context.search.query_vector(part.text)
@@ -632,6 +633,14 @@ def _with_a_rare_word(chosen: list, scored: list, rare: set[str], rarity) -> lis
     return (chosen if len(chosen) < _MAX_LINES else chosen[:-1]) + [line]
 
 
+def _within(item, passage) -> bool:
+    """Whether a candidate line lies in a passage. Passages overlap, and a
+    line two of them hold is a candidate once, with the first in the book:
+    "It's a wonderful knocker!" with the passage before the one that last
+    names the knocker, where retrieval had found both."""
+    return (passage.start or 0) <= item[2] and item[3] <= passage.end
+
+
 def _with_a_line_from(chosen: list, scored: list, evidence, mark: str, holds: list, last: bool = False) -> list:
     """The lines, with one from the passage retrieval gave a slot marked
     `mark`, in place of the weakest: its first line (or `last`) that the
@@ -641,10 +650,10 @@ def _with_a_line_from(chosen: list, scored: list, evidence, mark: str, holds: li
     naming both ("When does Jo meet Laurie?"), else the first naming the
     one met; the last naming John Thornton beside a word of death ("How does
     John Thornton die?": "John Thornton was dead.")."""
-    marked = next((node_id for node_id, sources in evidence.sources.items() if mark in sources), None)
+    marked = next((passage for passage in evidence.passages if mark in evidence.sources.get(passage.id, [])), None)
     if marked is None:
         return chosen
-    there = sorted((pair for pair in scored if pair[1][5].id == marked), key=lambda pair: pair[1][2], reverse=last)
+    there = sorted((pair for pair in scored if _within(pair[1], marked)), key=lambda pair: pair[1][2], reverse=last)
     line = next((pair for test in holds for pair in there if test(pair[1][4])), None)
     if line is None or line in chosen:
         return chosen
@@ -657,10 +666,10 @@ def _with_lines_from(chosen: list, scored: list, evidence, mark: str, holds: lis
     first of the tests `holds` passes, else the next test's. "Who did
     Tarzan kill?" has several answers, one to a passage."""
     added = []
-    for node_id, sources in evidence.sources.items():
-        if mark not in sources:
+    for passage in evidence.passages:
+        if mark not in evidence.sources.get(passage.id, []):
             continue
-        there = sorted((pair for pair in scored if pair[1][5].id == node_id), key=lambda pair: pair[1][2])
+        there = sorted((pair for pair in scored if _within(pair[1], passage)), key=lambda pair: pair[1][2])
         line = next((pair for test in holds for pair in there if test(pair[1][4])), None)
         if line is not None and line not in chosen:
             added.append(line)
