@@ -241,7 +241,8 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         # as good a friend"), and one of them is quoted below.
         quoted_from = [passage for passage in evidence.passages
                        if _QUOTED_FROM.intersection(evidence.sources.get(passage.id, []))]
-        shortlist += [item for item in candidates[_SHORTLIST:] if any(_within(item, passage) for passage in quoted_from)]
+        shortlist += [item for item in candidates[_SHORTLIST:]
+                      if any(_within(item, passage) for passage in quoted_from)]
         if embedder is not None:
             sentences = [(passage, start, end, sentence) for _, _, start, end, sentence, passage in shortlist]
             similarity = sentence_vectors(sentences, context) @ context.search.query_vector(part.text)
