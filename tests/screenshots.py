@@ -227,7 +227,8 @@ def main() -> int:
                            ("39-who-tells-their-name", "Who is the Ghost of Christmas Past?"),
                            ("40-how-someone-changes", "How does Scrooge change?"),
                            ("41-what-someone-is-like", "What is Scrooge like?"),
-                           ("42-how-someone-dies", "Does Tiny Tim die?")):
+                           ("42-how-someone-dies", "Does Tiny Tim die?"),
+                           ("43-how-two-are-related", "What is the relationship between Scrooge and Marley?")):
         window.ask_panel.question.setText(question)
         done.clear()
         refused.clear()

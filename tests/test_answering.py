@@ -1327,7 +1327,7 @@ def test_a_thing_asked_to_come_back_is_quoted_from_the_last_passage_naming_it(ca
     found = carol.retrieve(asked, budget=6)
     [last] = [node for node in found.passages if RECURRING in found.parts[0].sources[node.id]]
     assert last.section == 5 and "wonderful knocker" in last.text
-    lines = [line for line in carol.digest(found)]
+    lines = carol.digest(found)
     assert [line.section for line in lines if "knocker" in line.text] == [1, 5]
     assert any(line.text.startswith("It's a wonderful knocker!") for line in lines)
     # Searchable by its words alone (a new book's first minute), retrieval also found the passage before, which
