@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from .planning import STOPWORDS, WORD_PATTERN
+from .planning import STOPWORDS, words
 from .vocabulary import without_possessive
 
 RECURRING = "recurring"  # the sources' mark of the last passage naming the thing
@@ -35,7 +35,7 @@ def recurring_thing(question: str, rarity) -> str | None:
     if about is None or not _COMES_BACK.search(about["rest"]):
         return None
     thing = []
-    for word in re.findall(WORD_PATTERN, about["rest"]):
+    for word in words(about["rest"]):
         if word.lower() in STOPWORDS or _COMING_WORD.match(word):
             break
         thing.append(word)

@@ -16,6 +16,7 @@ another's word of kin may be taken for theirs ("Thornton's partners")."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .deaths import sentences_naming
@@ -84,6 +85,8 @@ def _holds_a_tie(sentence: str) -> bool:
     return not _TIES.isdisjoint(_WORD.findall(sentence.lower()))
 
 
+# Kept: each sentence naming either is matched against the other's (Buck is named in 400).
+@functools.lru_cache(maxsize=256)
 def _names(name: str) -> re.Pattern:
     return as_written(by_surname(name))
 

@@ -654,20 +654,18 @@ def _last_naming_entry(plan: Plan, context, until: int | None, searched):
     passage that names them (of the sections searched, read before
     `until`, not one the position cuts through): (node id, section,
     sources); else None."""
-    name = last_mentioned(plan.question, context.writes_as_name)
-    if name is None:
-        return None
-    last = passage_naming(context, name, until, searched, last=True)
-    return (last.id, last.section, ["phrase"]) if last is not None else None
+    return _last_passage_naming(context, last_mentioned(plan.question, context.writes_as_name), until, searched)
 
 
 def _recurring_entry(plan: Plan, context, until: int | None, searched):
     """For a question asking how a thing comes back, the last passage naming
     it (recurring.py): (node id, section, sources); else None."""
-    thing = recurring_thing(plan.question, context.rarity)
-    if thing is None:
-        return None
-    last = passage_naming(context, thing, until, searched, last=True)
+    return _last_passage_naming(context, recurring_thing(plan.question, context.rarity), until, searched)
+
+
+def _last_passage_naming(context, name: str | None, until: int | None, searched):
+    """The last passage naming `name` as a ranking entry; None where there is no name or no such passage."""
+    last = passage_naming(context, name, until, searched, last=True) if name is not None else None
     return (last.id, last.section, ["phrase"]) if last is not None else None
 
 
