@@ -12,6 +12,7 @@ import re
 from collections import Counter
 
 from .followup import subjects_of
+from .named import without_chapter_references
 from .planning import QUOTED, STOPWORDS
 from .retrieval import who_is_words
 from .vocabulary import WORD, folded, without_possessive
@@ -64,7 +65,9 @@ def _names_asked(question: str) -> list[str]:
     """The question's names: its capitalised ones ("Why does Gandalf ...?"),
     and whom a who-is question asks about however typed ("who is gandalf")."""
     quoted = {(double or single).strip() for double, single in QUOTED.findall(question)}
-    names = [subject for subject in subjects_of(question) if subject not in quoted]
+    # A chapter named by its number is no name: "Summarize Stave 3" had been told that "Stave" is not in the book
+    # (it is only in the headings, which no passage holds).
+    names = [subject for subject in subjects_of(without_chapter_references(question)) if subject not in quoted]
     asked = who_is_words(question)
     # A name typed in lower case: a few words, none of them a question's
     # small words ("who is the man who noticed ...?"), a part in the story
