@@ -609,12 +609,11 @@ def test_a_question_about_a_chapter_as_a_whole_gets_the_chapter_in_outline(sessi
     assert outline.overview == "outline" and outline.within == [2] and len(outline.passages) == min(6, len(in_order))
     assert {node.section for node in outline.passages} == {2}
     assert outline.passages[0].id == in_order[0][1] and outline.passages[-1].id == in_order[-1][1]
-    # Its digest: a telling line from each third of it, in order.
+    # Its digest: a telling line from each fifth of its evidence, in order.
     lines = session.digest(outline)
-    assert len(lines) == 3 and [line.start for line in lines] == sorted(line.start for line in lines)
+    assert len(lines) == 5 and [line.start for line in lines] == sorted(line.start for line in lines)
     assert {line.section for line in lines} == {2} and not any(bare_exchange(line.text) for line in lines)
-    thirds = [in_order[len(in_order) * i // 3][0] for i in range(3)]
-    assert lines[1].start >= thirds[1] and lines[2].start >= thirds[2]
+    assert len({line.passage_id for line in lines}) >= 3
     # How it ends: its last pages, and its last sentences.
     ending = session.retrieve("How does chapter 2 end?", budget=3)
     assert ending.overview == "ending" and ending.passages[-1].id == in_order[-1][1]
@@ -1338,6 +1337,30 @@ def test_a_thing_asked_to_come_back_is_quoted_from_the_last_passage_naming_it(ca
     found = words_only.retrieve(asked)
     assert len([node for node in found.passages if "wonderful knocker" in node.text]) == 2
     assert any(line.text.startswith("It's a wonderful knocker!") for line in words_only.digest(found))
+
+
+def test_what_happens_in_a_chapter_is_told_by_lines_holding_the_words_that_set_it_apart(carol):
+    from engine.answer.chapter_lines import distinctive_words
+
+    context = carol.context
+    stave_two = context.search.nodes([node_id for node_id, section in context.section_of.items() if section == 2])
+    words = distinctive_words(stave_two, context.rarity)
+    assert {"fezziwig", "release"} <= words.keys() and "scrooge" not in words  # he is named on every page
+    assert distinctive_words(context.search.nodes(list(context.section_of)), context.rarity) == {}  # the whole book
+    # The sentences nearest the mean of the stave's vectors had been quoted: "Nobody ever stopped him in the street
+    # to say...", "...Scrooge thought he saw a locomotive hearse...", the ghost's "How it is that I appear before
+    # you...": no Marley, no clerk.
+    found = carol.retrieve("What happens in Stave I?")
+    lines = carol.digest(found)
+    # "Stave" is in the headings alone, which no passage holds: the answer had said it is not in this book.
+    assert found.absent == [] == carol.retrieve("Summarize Stave 3").absent
+    assert len(lines) == 5 and {line.section for line in lines} == {1}
+    assert [line.start for line in lines] == sorted(line.start for line in lines)
+    assert any("Marley" in line.text for line in lines) and any("clerk" in line.text for line in lines)
+    # Up to a reading limit inside the stave: from what has been read only.
+    until = context.book.sections[0].start + (context.book.sections[0].end - context.book.sections[0].start) // 2
+    limited = carol.digest(carol.retrieve("What happens in Stave I?", until=until))
+    assert limited and all(line.end <= until for line in limited)
 
 
 def test_how_two_people_are_related_is_quoted_where_the_book_names_them_beside_a_word_of_kin(carol, tmp_path):

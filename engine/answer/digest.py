@@ -30,6 +30,7 @@ import numpy as np
 
 from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, DEFINITION, LENGTH, NAMES_WRITTEN, TITLE_PAGE_LABEL, \
     title_page_span
+from .chapter_lines import distinctive_words, eventful_sentences
 from .changes import CHANGE, FIRST_TOLD, change_asked, says_what_they_were, where_they_are_left
 from .deaths import DEATH, KILLING, death_asked, death_tellings, killer_asked, victims_asked
 from .described import DESCRIPTION, describes, introduces_themself
@@ -44,8 +45,8 @@ from .overview import FIRST_PERSON, NAMED_TELLER, PEOPLE, PLACES, RECENT, TELLER
 from .planning import QUOTED, about_one_scene, content_words, stem
 from .recurring import RECURRING, recurring_thing
 from .relationships import RELATIONSHIP, relationship_asked, tells_the_tie
-from .retrieval import (BEFORE_A_NAME, INTRODUCTION, LAST_MENTION, Retrieval, asked_who, introduced, last_mentioned,
-                        searched_sections)
+from .retrieval import (BEFORE_A_NAME, INTRODUCTION, LAST_MENTION, Retrieval, asked_who, cut_at, introduced,
+                        last_mentioned, searched_sections)
 from .selection import part_heading
 from .told_deaths import tells_a_killing_by, tells_another_dead
 from .vocabulary import as_written, by_surname
@@ -702,8 +703,8 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
     another by its words: the book's own outline is quoted instead, the
     first sentence of three chapters' openings spread across it (first,
     middle, last), or the book's first or last sentences for how it begins
-    or ends. For chapters asked about as a whole, the most typical sentence
-    of each third of them (see `_typical_sentences`)."""
+    or ends. For chapters asked about as a whole, a line from each fifth of
+    them that tells what happens there (see `_chapter_lines`)."""
     book = context.book
     if retrieval.overview in (PEOPLE, PLACES):
         return _introductions(retrieval, context)
@@ -736,7 +737,7 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
     elif retrieval.overview in ("opening", THIRD_PERSON):
         picked = sentences[:shown]
     elif retrieval.within:
-        picked = _typical_sentences(sentences, context)
+        picked = _chapter_lines(sentences, retrieval, context)
     else:
         firsts, sections = [], set()
         for item in sentences:
@@ -834,26 +835,22 @@ def _introductions(retrieval: Retrieval, context) -> list[DigestLine]:
 _SUMMARY_LINE_WORDS = (10, 60)
 
 
-def _typical_sentences(sentences: list[tuple], context) -> list[tuple]:
-    """One sentence from each third of a chapter's passages, in order: the
-    one nearest the mean of all their sentences' vectors, what the chapter
-    is mostly about (a centroid summary); without an embedder, each third's
-    first. Lines of dialogue that say only who spoke, and sentences too short
-    to tell anything or too long to read as a line, are passed over."""
+def _chapter_lines(sentences: list[tuple], retrieval: Retrieval, context) -> list[tuple]:
+    """The lines that tell what happens in chapters asked about as a whole
+    (chapter_lines.py), of their sentences that tell something: not lines
+    of dialogue that say only who spoke, nor sentences too short to tell
+    anything or too long to read as a line. What sets the chapters apart is
+    read from all their passages, up to the reading limit, not the evidence's
+    sample of them alone."""
     def tells(text: str) -> bool:
         return _SUMMARY_LINE_WORDS[0] <= len(text.split()) <= _SUMMARY_LINE_WORDS[1] and not bare_exchange(text)
 
     telling = [item for item in sentences if tells(context.book.text[item[1]:item[2]])] or sentences
-    thirds = [telling[len(telling) * i // _MAX_LINES:len(telling) * (i + 1) // _MAX_LINES] for i in range(_MAX_LINES)]
-    thirds = [third for third in thirds if third]
-    if context.search.embedder is None:
-        return [third[0] for third in thirds]
-    vectors = sentence_vectors([(passage, start, end, context.book.text[start:end])
-                                for passage, start, end in telling], context)
-    centre = vectors.mean(axis=0)
-    closeness = vectors @ (centre / (np.linalg.norm(centre) or 1.0))
-    place = {(start, end): row for row, (_, start, end) in enumerate(telling)}
-    return [max(third, key=lambda item: closeness[place[item[1], item[2]]]) for third in thirds]
+    asked, until = set(retrieval.within or ()), retrieval.until
+    passages = [cut_at(node, until) for node in context.search.nodes(
+        [node_id for node_id, section in context.section_of.items() if section in asked
+         and (until is None or context.start_of.get(node_id, 0) < until)])]
+    return eventful_sentences(telling, context.book.text, distinctive_words(passages, context.rarity))
 
 
 def sentence_vectors(sentences: list[tuple], context) -> np.ndarray:

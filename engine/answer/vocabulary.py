@@ -57,6 +57,7 @@ class Rarity:
     def __init__(self, passages: list[Node]):
         self.count = len(passages) or 1
         frequency: Counter = Counter()
+        uses: Counter = Counter()  # times written, over the passages (where two overlap, twice)
         written_lower: Counter = Counter()  # passages that write the word in lower case
         written_within: Counter = Counter()  # passages that capitalise the word inside a sentence
         opening_a_quote: Counter = Counter()  # passages where it opens a quotation
@@ -67,6 +68,8 @@ class Rarity:
             found = Counter(WORD.findall(node.text))
             keys = {word: word.lower() if word.isascii() else folded(word) for word in found}
             frequency.update(set(keys.values()))
+            for word, count in found.items():
+                uses[keys[word]] += count
             written_lower.update({keys[w] for w in found if w[0].islower()})
             opening = Counter(_SENTENCE_OPENING.findall(node.text))
             quoted = Counter(_QUOTE_OPENING.findall(node.text))
@@ -85,6 +88,8 @@ class Rarity:
         self.accented = accented
         self._written_plain = plain & accented.keys()  # "cafe" beside "café"
         self.frequency = frequency
+        self.uses = uses
+        self.words_written = sum(uses.values())
         self.written_lower = written_lower
         self.written_within = written_within
         self.opening_a_quote = opening_a_quote
