@@ -30,7 +30,7 @@ import numpy as np
 
 from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, DEFINITION, LENGTH, NAMES_WRITTEN, TITLE_PAGE_LABEL, \
     title_page_span
-from .chapter_lines import distinctive_words, eventful_sentences
+from .chapter_lines import CHAPTER_LINES, distinctive_words, eventful_sentences
 from .changes import CHANGE, FIRST_TOLD, change_asked, says_what_they_were, where_they_are_left
 from .deaths import DEATH, KILLING, death_asked, death_tellings, killer_asked, victims_asked
 from .described import DESCRIPTION, describes, introduces_themself
@@ -700,10 +700,10 @@ def _with_the_change(chosen: list, scored: list, evidence, name: str, left: tupl
 
 def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
     """For a question about the whole book no sentence matches better than
-    another by its words: the book's own outline is quoted instead, the
-    first sentence of three chapters' openings spread across it (first,
-    middle, last), or the book's first or last sentences for how it begins
-    or ends. For chapters asked about as a whole, a line from each fifth of
+    another by its words: the book in outline is quoted instead, a line of
+    each of five chapters spread across it that tells what happens there
+    (`_book_outline_lines`), or the book's first or last sentences for how
+    it begins or ends. For chapters asked about as a whole, a line from each fifth of
     them that tells what happens there (see `_chapter_lines`)."""
     book = context.book
     if retrieval.overview in (PEOPLE, PLACES):
@@ -739,13 +739,7 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
     elif retrieval.within:
         picked = _chapter_lines(sentences, retrieval, context)
     else:
-        firsts, sections = [], set()
-        for item in sentences:
-            if item[0].section not in sections:
-                sections.add(item[0].section)
-                firsts.append(item)
-        picked = [firsts[round(i * (len(firsts) - 1) / (_MAX_LINES - 1))] for i in range(_MAX_LINES)] \
-            if len(firsts) > _MAX_LINES else firsts
+        picked = _book_outline_lines(sentences, retrieval, context)
     return [_line(book, 0, passage, start, end) for passage, start, end in picked]
 
 
@@ -835,22 +829,37 @@ def _introductions(retrieval: Retrieval, context) -> list[DigestLine]:
 _SUMMARY_LINE_WORDS = (10, 60)
 
 
-def _chapter_lines(sentences: list[tuple], retrieval: Retrieval, context) -> list[tuple]:
+def _chapter_lines(sentences: list[tuple], retrieval: Retrieval, context, chapters: list[int] | None = None,
+                   lines: int = CHAPTER_LINES) -> list[tuple]:
     """The lines that tell what happens in chapters asked about as a whole
-    (chapter_lines.py), of their sentences that tell something: not lines
-    of dialogue that say only who spoke, nor sentences too short to tell
-    anything or too long to read as a line. What sets the chapters apart is
-    read from all their passages, up to the reading limit, not the evidence's
-    sample of them alone."""
+    (chapter_lines.py; `chapters`, else those asked about), of their
+    sentences that tell something: not lines of dialogue that say only who
+    spoke, nor sentences too short to tell anything or too long to read as
+    a line. What sets the chapters apart is read from all their passages, up
+    to the reading limit, not the evidence's sample of them alone."""
     def tells(text: str) -> bool:
         return _SUMMARY_LINE_WORDS[0] <= len(text.split()) <= _SUMMARY_LINE_WORDS[1] and not bare_exchange(text)
 
     telling = [item for item in sentences if tells(context.book.text[item[1]:item[2]])] or sentences
-    asked, until = set(retrieval.within or ()), retrieval.until
+    asked, until = set(chapters or retrieval.within or ()), retrieval.until
     passages = [cut_at(node, until) for node in context.search.nodes(
         [node_id for node_id, section in context.section_of.items() if section in asked
          and (until is None or context.start_of.get(node_id, 0) < until)])]
-    return eventful_sentences(telling, context.book.text, distinctive_words(passages, context.rarity))
+    return eventful_sentences(telling, context.book.text, distinctive_words(passages, context.rarity), lines)
+
+
+def _book_outline_lines(sentences: list[tuple], retrieval: Retrieval, context) -> list[tuple]:
+    """The book in outline: of chapters spread from its first to its last
+    (all of them where there are no more than CHAPTER_LINES), the line of each
+    that tells most of what happens there (`_chapter_lines`), in order. The
+    first sentences of three chapters' openings, quoted before, mostly set a
+    scene ("AWAKING in the middle of a prodigiously tough snore...")."""
+    chapters = sorted({passage.section for passage, _, _ in sentences if passage.section})
+    if len(chapters) > CHAPTER_LINES:
+        chapters = sorted({chapters[round(i * (len(chapters) - 1) / (CHAPTER_LINES - 1))]
+                           for i in range(CHAPTER_LINES)})
+    return [line for chapter in chapters for line in _chapter_lines(
+        [item for item in sentences if item[0].section == chapter], retrieval, context, [chapter], lines=1)]
 
 
 def sentence_vectors(sentences: list[tuple], context) -> np.ndarray:

@@ -351,6 +351,44 @@ PROBES = [
      r"red hair|nose|Elphberg&&Rose|Ruritania|coronation|travel"),
     ("black-beauty", "what happens in a chapter (held out)", "What happens in Chapter 1?",
      r"mother|Duchess&&kick|bite|gentle|manners|meadow|pond"),
+    # What the book is about (its outline): each of two patterns, joined by "&&", must be held by a quoted line.
+    # Written before building; the "held out" ones not looked at while building.
+    ("a-christmas-carol", "what the book is about", "What is this book about?",
+     r"Marley|Ghost|Spirit|Phantom"
+     r"&&Cratchit|Tiny Tim|Fezziwig|nephew|Belle"),
+    ("the-call-of-the-wild", "what the book is about", "What is the book about?",
+     r"Judge Miller|Manuel|sold|stolen|Santa Clara"
+     r"&&Thornton|wolf|wolves|Yeehat|Spitz"),
+    ("the-hound-of-the-baskervilles", "what the book is about", "What is this novel about?",
+     r"hound|curse|legend"
+     r"&&Sir Henry|Stapleton|moor|Baskerville Hall"),
+    ("persuasion", "what the book is about", "What is the book about?",
+     r"Wentworth"
+     r"&&Anne|Lady Russell|engagement|Kellynch"),
+    ("black-beauty", "what the book is about", "What is this book about?",
+     r"Ginger|Merrylegs|Birtwick|John Manly|Squire Gordon"
+     r"&&cab|Jerry|London|sold|Earlshall|York"),
+    ("tarzan-of-the-apes", "what the book is about", "What is the story about?",
+     r"Clayton|Greystoke|Kala|\bapes?\b"
+     r"&&Jane|Porter|D'Arnot"),
+    ("the-railway-children", "what the book is about (held out)", "What is this book about?",
+     r"Father"
+     r"&&railway|train|station|Perks|old gentleman"),
+    ("the-invisible-man", "what the book is about (held out)", "What is this book about?",
+     r"invisible|Griffin|stranger|bandage"
+     r"&&Kemp|Marvel|Iping"),
+    ("the-prisoner-of-zenda", "what the book is about (held out)", "What is this book about?",
+     r"King|Rudolf|Rassendyll"
+     r"&&Flavia|Michael|Zenda|Rupert|Sapt"),
+    ("a-study-in-scarlet", "what the book is about (held out)", "What is this book about?",
+     r"Holmes|Drebber|Stangerson|Lestrade|Gregson"
+     r"&&Jefferson Hope|Ferrier|Utah|Mormon|Salt Lake"),
+    ("the-sign-of-the-four", "what the book is about (held out)", "What is this book about?",
+     r"Morstan|Sholto|treasure"
+     r"&&Small|Aurora|Tonga|Agra"),
+    ("little-women", "what the book is about (held out)", "What is this book about?",
+     r"Laurie|Brooke|Aunt March|Marmee"
+     r"&&Meg|Beth|Amy"),
 ]
 
 
