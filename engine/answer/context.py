@@ -30,6 +30,9 @@ from .people import (DAYS, HONORIFIC_WORDS, MONTHS, NO_ONE, a_noun_or_a_place, m
 from .vocabulary import Rarity
 
 
+# How a sentence ends: its stop, then any closing quotation marks, brackets or marks of italics.
+_SENTENCE_END = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]_*]*\s*$")
+_PARAGRAPH_END = re.compile(r"[ \t]*(?:\r?\n[ \t]*){2}")  # a blank line: a heading or a letter's signature is whole
 # What a context works out from the book's text alone, once (cached properties), kept across index generations.
 _FROM_THE_TEXT = ("chapter_titles", "told_in_first_person", "age_phrases", "telling_spans", "teller")
 
@@ -112,12 +115,28 @@ class BookContext:
         passages, and splitting is a good part of the digest's time)."""
         stored = self.sentence_vectors([passage]).get(passage.id)
         if stored is not None:
-            return stored[0]
+            return self._without_a_cut_end(stored[0], passage)
         key = (passage.id, passage.end)  # a passage cut at a reader's position splits on its own
         spans = self._sentences.get(key)
         if spans is None:
-            spans = self._sentences[key] = sentence_spans(self.book.text, passage.start, passage.end)
+            spans = self._sentences[key] = self._without_a_cut_end(
+                sentence_spans(self.book.text, passage.start, passage.end), passage)
         return spans
+
+    def _without_a_cut_end(self, spans: list[tuple[int, int]], passage: Node) -> list[tuple[int, int]]:
+        """The spans without a last one that the passage's end cuts short: a
+        reader's position inside a sentence ("What just happened?" had quoted
+        "He wanted it because it was his nature, because he had b"), or a
+        passage's window ending inside a long one ("Sir George Burnwell tried
+        to get"). It is whole in the next passage, or not yet read."""
+        if len(spans) < 2 or passage.end is None:
+            return spans
+        start, end = spans[-1]
+        text = self.book.text
+        if end < passage.end or end >= len(text) or _SENTENCE_END.search(text, start, end) \
+                or _PARAGRAPH_END.match(text, end):
+            return spans
+        return spans[:-1]
 
     def sentence_vectors(self, passages: list[Node]) -> dict[str, tuple[list[tuple[int, int]], np.ndarray]]:
         """Sentence spans and vectors that stage 1 stored for these passages
