@@ -527,10 +527,11 @@ def test_a_question_about_the_whole_book_gets_the_book_in_outline(session):
     assert outline.overview == "outline" and outline.plan.scope == "GLOBAL" and len(outline.passages) == 6
     assert set(openings.values()) <= {node.id for node in outline.passages}  # each chapter's opening
     assert [node.start for node in outline.passages] == sorted(node.start for node in outline.passages)
-    # Its digest quotes the outline: a line of each chapter (of five spread from the first to the last, where there
-    # are more), the one holding most of the words that set it apart from the others.
+    # Its digest quotes the outline: lines of each chapter (of five spread from the first to the last, where there
+    # are more), those holding most of the words that set it apart from the others.
     digest = session.digest(outline)
-    assert [line.section for line in digest] == [1, 2, 3]
+    assert len(digest) == 5 and [line.start for line in digest] == sorted(line.start for line in digest)
+    assert {line.section for line in digest} == {1, 2, 3}  # three chapters: the other two lines from the longest
     assert all(line.passage_id in {node.id for node in outline.passages} for line in digest)
     ending = session.retrieve("How does the story end?", budget=3)
     last = max(context.start_of, key=context.start_of.get)
@@ -594,8 +595,8 @@ def test_an_outline_quotes_a_sentence_the_book_repeats_once(tmp_path):
     answering.ensure_indexed()
     assert answering.context.book.text.count(refrain) == 3
     lines = answering.digest(answering.retrieve("What is this book about?", budget=6))
-    assert [line.section for line in lines] == [1, 2, 3]
-    assert [line.text for line in lines].count(refrain) <= 1 and len({line.text for line in lines}) == 3
+    assert {line.section for line in lines} == {1, 2, 3}
+    assert [line.text for line in lines].count(refrain) <= 1 and len({line.text for line in lines}) == len(lines)
 
 
 def test_a_question_about_a_chapter_as_a_whole_gets_the_chapter_in_outline(session):
@@ -1367,6 +1368,9 @@ def test_what_happens_in_a_chapter_or_the_book_is_told_by_lines_holding_words_th
     outline = carol.digest(carol.retrieve("What is this book about?"))
     assert [line.section for line in outline] == [1, 2, 3, 4, 5]
     assert not any(line.text.startswith(("MARLEY was dead", "AWAKING")) for line in outline)
+    # Two staves in, "so far" is five lines still, the rest from the longer (two had been quoted).
+    so_far = carol.digest(carol.retrieve("What has happened so far?", at=context.book.sections[1].start + 3000))
+    assert len(so_far) == 5 and {line.section for line in so_far} == {1, 2}
     # Up to a reading limit inside the stave: from what has been read only.
     until = context.book.sections[0].start + (context.book.sections[0].end - context.book.sections[0].start) // 2
     limited = carol.digest(carol.retrieve("What happens in Stave I?", until=until))

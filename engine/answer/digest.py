@@ -849,17 +849,28 @@ def _chapter_lines(sentences: list[tuple], retrieval: Retrieval, context, chapte
 
 
 def _book_outline_lines(sentences: list[tuple], retrieval: Retrieval, context) -> list[tuple]:
-    """The book in outline: of chapters spread from its first to its last
-    (all of them where there are no more than CHAPTER_LINES), the line of each
-    that tells most of what happens there (`_chapter_lines`), in order. The
+    """The book in outline: of chapters spread from its first to its last,
+    CHAPTER_LINES lines that tell most of what happens in each (`_chapter_lines`),
+    in order: one a chapter where there are more, the rest from the longest
+    where there are fewer ("What has happened so far?" two staves in). The
     first sentences of three chapters' openings, quoted before, mostly set a
     scene ("AWAKING in the middle of a prodigiously tough snore...")."""
-    chapters = sorted({passage.section for passage, _, _ in sentences if passage.section})
+    by_chapter: dict[int, list[tuple]] = {}
+    for item in sentences:
+        if item[0].section:
+            by_chapter.setdefault(item[0].section, []).append(item)
+    chapters = sorted(by_chapter)
     if len(chapters) > CHAPTER_LINES:
         chapters = sorted({chapters[round(i * (len(chapters) - 1) / (CHAPTER_LINES - 1))]
                            for i in range(CHAPTER_LINES)})
+    lines = {chapter: 1 for chapter in chapters}
+    for _ in range(CHAPTER_LINES - len(chapters)):
+        roomy = [chapter for chapter in chapters if lines[chapter] < len(by_chapter[chapter])]
+        if not roomy:
+            break
+        lines[max(roomy, key=lambda chapter: len(by_chapter[chapter]) / lines[chapter])] += 1
     return [line for chapter in chapters for line in _chapter_lines(
-        [item for item in sentences if item[0].section == chapter], retrieval, context, [chapter], lines=1)]
+        by_chapter[chapter], retrieval, context, [chapter], lines=lines[chapter])]
 
 
 def sentence_vectors(sentences: list[tuple], context) -> np.ndarray:
