@@ -582,13 +582,18 @@ def test_a_question_about_the_whole_book_gets_the_book_in_outline(session):
     assert result.overview == "outline" and result.as_dict()["overview"] == "outline"
 
 
-def test_an_outline_quotes_a_sentence_the_book_repeats_once(tmp_path):
+def test_an_outline_quotes_a_sentence_the_book_repeats_once_and_no_printers_note(tmp_path):
     from engine.store import Library
 
     # Each chapter opens with the same line: the outline had quoted it three times.
     refrain = "Here I must go back a little in my story, as old horses do."
     text = (ROOT / "tests" / "fixtures" / "three-chapters.txt").read_text()
-    (tmp_path / "refrain.txt").write_text(re.sub(r"^(0\d [A-Z].*)$", rf"\1\n\n{refrain}", text, flags=re.M))
+    # After the story, a transcriber's notes and a printer's advertisement (A Study in Scarlet's "ending" had been
+    # three sentences of its footnotes; Tarzan's, "...READ THE RETURN OF TARZAN").
+    notes = ("\n\nORIGINAL TRANSCRIBER\u2019S NOTES:\n\n[Footnote 1: \u201cbridle\u201d: so in the original. The "
+             "printer has left a gap in the text here.]\n\n[Footnote 2: A note on the plates of the first "
+             "edition, which were lost.]\n\nFOR THE FURTHER ADVENTURES OF THE COLT READ THE SEQUEL\n")
+    (tmp_path / "refrain.txt").write_text(re.sub(r"^(0\d [A-Z].*)$", rf"\1\n\n{refrain}", text, flags=re.M) + notes)
     library = Library(tmp_path / "home")
     answering = AnswerSession(library, library.import_book(tmp_path / "refrain.txt").book_id, generator=None,
                               embedder=open_embedder(ModelSettings()))
@@ -597,6 +602,9 @@ def test_an_outline_quotes_a_sentence_the_book_repeats_once(tmp_path):
     lines = answering.digest(answering.retrieve("What is this book about?", budget=6))
     assert {line.section for line in lines} == {1, 2, 3}
     assert [line.text for line in lines].count(refrain) <= 1 and len({line.text for line in lines}) == len(lines)
+    ending = answering.digest(answering.retrieve("How does the story end?", budget=3))
+    story_end = answering.context.book.text.index("ORIGINAL TRANSCRIBER")
+    assert ending and all(line.end < story_end for line in ending) and "bridle" in ending[-1].text
 
 
 def test_a_question_about_a_chapter_as_a_whole_gets_the_chapter_in_outline(session):

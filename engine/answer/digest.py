@@ -726,7 +726,8 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         for start, end in context.sentences(passage):
             # Passages overlap: a sentence in two is quoted once; so is one the book repeats word for word.
             text = " ".join(book.text[start:end].split())
-            if end <= passage.end and (start, end) not in seen and text not in seen and len(text.split()) >= 4:
+            if end <= passage.end and (start, end) not in seen and text not in seen and len(text.split()) >= 4 \
+                    and not _editorial(book.text, start, end):
                 seen.update({(start, end), text})
                 sentences.append((passage, start, end))
     # The book's last lines, or the last read; its first; one alone where one is asked for ("its last sentence").
@@ -741,6 +742,18 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
     else:
         picked = _book_outline_lines(sentences, retrieval, context)
     return [_line(book, 0, passage, start, end) for passage, start, end in picked]
+
+
+def _editorial(text: str, start: int, end: int) -> bool:
+    """Whether the sentence at start-end is a transcriber's or a printer's
+    note, not the book's telling: in a paragraph in square brackets
+    ("[Footnote 26: ... There is a gap in the text.]", "[Illustration:
+    ...]"), or in capitals ("FOR THE FURTHER ADVENTURES OF LORD GREYSTOKE READ
+    THE RETURN OF TARZAN"). How A Study in Scarlet "ends" had been three
+    sentences of its footnotes."""
+    paragraph = text.rfind("\n\n", 0, start)
+    opening = text[paragraph + 2 if paragraph >= 0 else 0:start + 1].lstrip()
+    return opening.startswith("[") or not any(char.islower() for char in text[start:end])
 
 
 def _headings(retrieval: Retrieval, context) -> list[DigestLine]:

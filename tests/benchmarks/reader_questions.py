@@ -389,6 +389,44 @@ PROBES = [
     ("little-women", "what the book is about (held out)", "What is this book about?",
      r"Laurie|Brooke|Aunt March|Marmee"
      r"&&Meg|Beth|Amy"),
+    # How the book ends: each of two patterns, joined by "&&", must be held by a quoted line. Written before
+    # building; the "held out" ones not looked at while building.
+    ("a-christmas-carol", "how the book ends", "How does the story end?",
+     r"second father|did NOT die|keep Christmas well|good a friend"
+     r"&&Tiny Tim"),
+    ("the-call-of-the-wild", "how the book ends", "How does the book end?",
+     r"pack|Ghost Dog|wolves"
+     r"&&Yeehat|Thornton"),
+    ("the-hound-of-the-baskervilles", "how the book ends", "How does the novel end?",
+     r"Stapleton|Baskerville|Laura Lyons|Beryl"
+     r"&&hound|motive|phosphor|estate"),
+    ("persuasion", "how the book ends", "How does it end?",
+     r"Wentworth"
+     r"&&married|marriage|sailor's wife|engaged"),
+    ("little-women", "how the book ends", "How does the book end?",
+     r"Plumfield|Bhaer|school|boys"
+     r"&&Marmee|mother|harvest|happy"),
+    ("tarzan-of-the-apes", "how the book ends", "How does the story end?",
+     r"mother was an ape|never knew|title|Greystoke"
+     r"&&Jane|Clayton"),
+    ("the-prisoner-of-zenda", "how the book ends (held out)", "How does the book end?",
+     r"Flavia"
+     r"&&King|ring|rose|Strelsau|Zenda"),
+    ("the-railway-children", "how the book ends (held out)", "How does the story end?",
+     r"Father|Daddy"
+     r"&&home|station|train|Bobbie"),
+    ("the-invisible-man", "how the book ends (held out)", "How does the book end?",
+     r"Griffin|Invisible Man|body|naked"
+     r"&&Marvel|books|landlord|inn"),
+    ("a-study-in-scarlet", "how the book ends (held out)", "How does the story end?",
+     r"Jefferson Hope|\bHope\b"
+     r"&&died|aneurism|dead|higher|Tribunal"),
+    ("the-sign-of-the-four", "how the book ends (held out)", "How does the story end?",
+     r"Morstan|wife|engaged|married"
+     r"&&Jones|credit|cocaine"),
+    ("black-beauty", "how the book ends (held out)", "How does the book end?",
+     r"Thoroughgood|Willie|Joe Green|old home|Ginger|Blomefield"
+     r"&&troubles are all over|home|apple-trees"),
 ]
 
 
