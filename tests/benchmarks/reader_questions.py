@@ -6,8 +6,9 @@ said a line, counts, first and last lines, first meetings, how someone
 dies, whom someone killed, whom someone marries, how someone changes, what
 someone is like, what kind of animal, who tells the book, where someone is
 from, what a place the book names is, what a letter says, how two people
-are related, what happens in a chapter), some as typed in a hurry ("whats
-stapletons job"), each with what its answer must quote;
+are related, what happens in a chapter, what the book is about and how it
+ends), some as typed in a hurry ("whats stapletons job"), each with what
+its answer must quote (where it has several patterns joined by "&&", each);
 and why someone did something, which no kind answers yet (the questions'
 own words: written before any was tried, none tuned on).
 
