@@ -68,8 +68,6 @@ class Rarity:
             found = Counter(WORD.findall(node.text))
             keys = {word: word.lower() if word.isascii() else folded(word) for word in found}
             frequency.update(set(keys.values()))
-            for word, count in found.items():
-                uses[keys[word]] += count
             written_lower.update({keys[w] for w in found if w[0].islower()})
             opening = Counter(_SENTENCE_OPENING.findall(node.text))
             quoted = Counter(_QUOTE_OPENING.findall(node.text))
@@ -78,6 +76,7 @@ class Rarity:
             opening_a_quote.update({folded(w) for w in quoted})
             times: Counter = Counter()
             for word, count in found.items():
+                uses[keys[word]] += count
                 if word[0].isupper():
                     times[folded(without_possessive(word))] += count
                 if not word.isascii():
