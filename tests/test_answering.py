@@ -1341,8 +1341,14 @@ def test_a_thing_asked_to_come_back_is_quoted_from_the_last_passage_naming_it(ca
     [last] = [node for node in found.passages if RECURRING in found.parts[0].sources[node.id]]
     assert last.section == 5 and "wonderful knocker" in last.text
     lines = carol.digest(found)
-    assert [line.section for line in lines if "knocker" in line.text] == [1, 5]
+    assert lines[0].section == 1 and lines[-1].section == 5
     assert any(line.text.startswith("It's a wonderful knocker!") for line in lines)
+    # Each line names the knocker: "Scrooge had observed this change..." of the Ghost's hair had been quoted too.
+    assert all("knocker" in line.text for line in lines)
+    # Asked in few words it was a scene's lines, Stave I's alone: its return in Stave V had not been quoted.
+    again = carol.digest(carol.retrieve("When does the knocker come back?"))
+    assert any(line.text.startswith("It's a wonderful knocker!") for line in again)
+    assert all("knocker" in line.text for line in again)
     # Searchable by its words alone (a new book's first minute), retrieval also found the passage before, which
     # holds the line too: the line, a candidate once, had been that passage's, and was not quoted.
     library = Library(tmp_path / "home")

@@ -307,6 +307,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         thing = recurring_thing(part.text, context.rarity)
         if thing:  # "It's a wonderful knocker!"
             chosen = _with_a_line_from(chosen, scored, evidence, RECURRING, [as_written(thing).search], last=True)
+            chosen = _naming_the_thing(chosen, scored, as_written(thing))
         changed = change_asked(part.text, context.writes_as_name)
         if changed:
             left = where_they_are_left(context, changed, retrieval.until,
@@ -316,7 +317,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         who_said = _WHO_SAID.match(part.text) is not None or _WHO_SAID.match(retrieval.plan.question) is not None
         if kind == LETTERS.name:
             chosen = _with_the_letter(chosen, evidence, retrieval.order, context)
-        elif scene and not (asked_about or met or dead or changed or related or who_said or quotes
+        elif scene and not (asked_about or met or dead or changed or related or thing or who_said or quotes
                             or retrieval.focus):
             chosen = _with_what_follows(chosen, context)
         if retrieval.focus is not None and (len(retrieval.parts) == 1 or "(about \u201c" in part.text):
@@ -660,6 +661,18 @@ def _with_a_line_from(chosen: list, scored: list, evidence, mark: str, holds: li
     if line is None or line in chosen:
         return chosen
     return (chosen if len(chosen) < _MAX_LINES else chosen[:-1]) + [line]
+
+
+def _naming_the_thing(chosen: list, scored: list, naming: re.Pattern) -> list:
+    """For a question asking how a thing comes back, lines naming it: each
+    chosen line that does not, in place of the best scored one that does and
+    is not chosen, else left out (the knocker's question had quoted "Scrooge
+    had observed this change..." of the Ghost's hair, for its "reappear")."""
+    if not any(naming.search(pair[1][4]) for pair in chosen):
+        return chosen
+    spare = [pair for pair in scored if pair not in chosen and naming.search(pair[1][4])]
+    return [pair if naming.search(pair[1][4]) else spare.pop(0) for pair in chosen
+            if naming.search(pair[1][4]) or spare]
 
 
 def _with_lines_from(chosen: list, scored: list, evidence, mark: str, holds: list) -> list:
