@@ -1391,6 +1391,18 @@ def test_what_happens_in_a_chapter_or_the_book_is_told_by_lines_holding_words_th
     assert limited and all(line.end <= until for line in limited)
 
 
+def test_a_first_meeting_with_someone_named_with_of_is_where_the_book_names_both(carol):
+    from engine.answer.vocabulary import by_surname
+
+    # A name joined by "of" is no first name and surname: "Present" had stood for the Ghost of Christmas Present,
+    # and his first meeting with Scrooge been the first passage naming Scrooge beside the word "present" (the
+    # charity gentlemen's visit in Stave I).
+    assert by_surname("John Brooke") == "Brooke" and by_surname("Ghost of Christmas Present") == "Ghost of Christmas " \
+        "Present"
+    met = carol.digest(carol.retrieve("When does Scrooge first meet the Ghost of Christmas Present?"))
+    assert met[0].section == 3 and "I am the Ghost of Christmas Present" in met[0].text
+
+
 def test_how_two_people_are_related_is_quoted_where_the_book_names_them_beside_a_word_of_kin(carol, tmp_path):
     from engine.answer.relationships import RELATIONSHIP, relationship_asked
 

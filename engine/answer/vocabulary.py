@@ -206,8 +206,11 @@ class Rarity:
 
 
 def by_surname(name: str) -> str:
-    """ "John Brooke" is "Mr. Brooke" or "Brooke" as often as not: the last word of a name of several."""
-    return name.split()[-1] if len(name.split()) > 1 else name
+    """ "John Brooke" is "Mr. Brooke" or "Brooke" as often as not: the last word of a name of several; not of
+    a name joined by "of" ("the Ghost of Christmas Present" is no "Present": "When does Scrooge first meet
+    the Ghost of Christmas Present?" had found the first passage naming Scrooge beside the word "present")."""
+    words_of = name.split()
+    return words_of[-1] if len(words_of) > 1 and "of" not in words_of[1:-1] else name
 
 
 def as_written(name: str) -> re.Pattern:
