@@ -2296,6 +2296,18 @@ def test_where_the_one_telling_the_book_meets_someone_is_where_the_telling_first
         # Not the first passage naming both (the third chapter's): where the telling first names Jerry.
         assert len(meeting) == 1 and meeting[0].section == 2, asked
         assert any(line.text.startswith("Then Jerry Barker came into the meadow") for line in answering.digest(found))
+    # Earlier where they tell Jet their own name ("I am Stapleton, of Merripit House." a page before the telling's
+    # '"Excellent!" said Stapleton.', whose line, bare, had not been quoted).
+    (tmp_path / "told").mkdir()
+    told = _three_chapters_with(
+        tmp_path / "told", "\u201cCome here, Jet,\u201d said the master. \u201cGood boy, Jet.\u201d I went to him. "
+        "A stranger stood at the gate. \u201cGood morning, Jet,\u201d said he. \u201cI am Jerry Barker, the cabman.\u201d",
+        ["\u201cWhoa, Jet,\u201d said Jerry Barker, and Jerry Barker gave me an apple."],
+        in_the_second="Then Jerry Barker came into the meadow, and Jerry Barker looked at my feet.")
+    found = told.retrieve("When does Jet first meet Jerry Barker?", budget=4)
+    [meeting] = [node for node in found.passages if MEETING in found.parts[0].sources[node.id]]
+    assert meeting.section == 1
+    assert any("I am Jerry Barker, the cabman" in line.text for line in told.digest(found))
 
 
 def test_how_someone_dies_is_where_the_book_last_names_them_beside_a_word_of_death(tmp_path):

@@ -52,7 +52,7 @@ from .told_deaths import tells_a_killing_by, tells_another_dead
 from .vocabulary import as_written, by_surname
 
 # The marks of passages retrieval gave a slot whose line the digest quotes, whatever words it shares.
-_QUOTED_FROM = {MARRIAGE, CHANGE, FIRST_TOLD, DEATH, KILLING, LAST_MENTION, RECURRING, RELATIONSHIP}
+_QUOTED_FROM = {MARRIAGE, CHANGE, FIRST_TOLD, DEATH, KILLING, LAST_MENTION, MEETING, RECURRING, RELATIONSHIP}
 # Sentences the embedder ranks for each part. Measured on the development set
 # (12 passages; share of required sections quoted / of evidence sentences
 # quoted): 16 by plain word overlap 0.487 / 0.080, 48 by rarity-weighted
@@ -281,6 +281,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
             # Told by one of them: the telling's line naming the other ("Miss Morstan entered the room").
             chosen = _with_a_line_from(chosen, scored, evidence, MEETING, [
                 lambda sentence: names_both(sentence, met),
+                lambda sentence: told_by_one and introduces_themself(met[1]).search(sentence) is not None,
                 lambda sentence: told_by_one and told_not_said(sentence) and names_the_one_met(sentence, met),
                 lambda sentence: names_the_one_met(sentence, met)])
         if dead:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from .described import introduces_themself
 from .followup import subjects_of, unglossed
 from .planning import content_words
 from .narrator import NARRATOR_SPOKEN_TO_SHARE, NARRATOR_TOLD_SHARE, name_shares
@@ -83,6 +84,17 @@ def first_told_naming(context, name: str) -> int | None:
     """Where the book's telling (not its dialogue) first names someone."""
     return next((named.start() for named in as_written(name).finditer(context.book.text)
                  if context.in_telling(named.start())), None)
+
+
+def first_met_by_the_teller(context, name: str) -> int | None:
+    """Where the one telling the book first meets someone: where its telling
+    first names them (by their surname, if they have one), or earlier, where
+    they tell their own name ("I am
+    Stapleton, of Merripit House."; the telling first names him a page later,
+    in '"Excellent!" said Stapleton.')."""
+    told = first_told_naming(context, by_surname(name))
+    own = introduces_themself(name).search(context.book.text)
+    return min((at for at in (told, own.start() if own else None) if at is not None), default=None)
 
 
 def told_not_said(sentence: str) -> bool:

@@ -36,7 +36,7 @@ from .described import DESCRIPTION, describes
 from .expected import TELLINGS
 from .followup import unglossed
 from .marriages import MARRIAGE, last_told_married, marriage_asked
-from .meetings import MEETING, by_surname, first_told_naming, meeting_asked, narrator_first
+from .meetings import MEETING, by_surname, first_met_by_the_teller, meeting_asked, narrator_first
 from .narrator import with_the_teller_named
 from .nearby import names_asked, other_names_written, passages_telling
 from .people import HONORIFIC_WORDS, a_noun_or_a_place, names_another_person
@@ -678,7 +678,7 @@ def _meeting_entry(plan: Plan, context, until: int | None, searched):
     (_, met), told_by_one = narrator_first(context, names)
     if told_by_one:
         # The telling says "I", not the narrator's name: where it first names the other.
-        at = first_told_naming(context, by_surname(met))
+        at = first_met_by_the_teller(context, met)
         node = next((node for node in context.passages_overlapping(at, at + 1)
                      if (until is None or (node.end or 0) <= until)
                      and (searched is None or context.section_of.get(node.id) in searched)), None) \

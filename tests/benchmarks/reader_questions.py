@@ -150,6 +150,10 @@ PROBES = [
     ("a-study-in-scarlet", "first meetings", "How does Watson meet Holmes?", r"said Stamford, introducing us"),
     ("the-sign-of-the-four", "first meetings", "When does Watson first meet Miss Morstan?",
      r"Miss Morstan entered the room"),
+    # The next two found while trying readers' questions by hand (who tells their own name; a name with "of").
+    ("the-hound-of-the-baskervilles", "first meetings", "When does Watson first meet Stapleton?", r"I am Stapleton"),
+    ("a-christmas-carol", "first meetings", "When does Scrooge first meet the Ghost of Christmas Present?",
+     r"I am the Ghost of Christmas Present"),
     # As typed in a hurry: lower case, no apostrophes, a name alone.
     ("a-christmas-carol", "typed in a hurry", "whats bob cratchits job", r"\bclerk\b"),
     ("a-christmas-carol", "typed in a hurry", "who is the ghost of christmas past", r"I am the Ghost of Christmas Past"),
