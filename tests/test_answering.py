@@ -2301,7 +2301,8 @@ def test_where_the_one_telling_the_book_meets_someone_is_where_the_telling_first
     (tmp_path / "told").mkdir()
     told = _three_chapters_with(
         tmp_path / "told", "\u201cCome here, Jet,\u201d said the master. \u201cGood boy, Jet.\u201d I went to him. "
-        "A stranger stood at the gate. \u201cGood morning, Jet,\u201d said he. \u201cI am Jerry Barker, the cabman.\u201d",
+        "A stranger stood at the gate. \u201cGood morning, Jet,\u201d said he. "
+        "\u201cI am Jerry Barker, the cabman.\u201d",
         ["\u201cWhoa, Jet,\u201d said Jerry Barker, and Jerry Barker gave me an apple."],
         in_the_second="Then Jerry Barker came into the meadow, and Jerry Barker looked at my feet.")
     found = told.retrieve("When does Jet first meet Jerry Barker?", budget=4)
