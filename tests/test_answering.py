@@ -1297,6 +1297,26 @@ def test_where_the_book_last_names_someone_leads_the_evidence(session):
         [holding[0].id]
 
 
+def test_what_becomes_of_several_is_told_where_the_book_last_names_them_all(tmp_path):
+    from engine.answer.retrieval import LAST_MENTION, fate_of_several
+
+    assert fate_of_several("What happens to Hal, Charles and Mercedes?") == ["Hal", "Charles", "Mercedes"]
+    assert fate_of_several("What becomes of Nell and Dick in the end?") == ["Nell", "Dick"]
+    assert fate_of_several("what happens to nell and dick", lambda name: name in ("nell", "dick")) == ["nell", "dick"]
+    for other in ("What happens to Nell?", "What happens to the horses and the carts?", "What happens in Stave 3?"):
+        assert fate_of_several(other) is None, other
+    # Its words ("happens") found chance lines; the ice giving way under the three of The Call of the Wild is told
+    # where the book last names them all.
+    early = "Nell and Dick played in the meadow every morning, and Nell sang while Dick whistled."
+    both = _three_chapters_with(tmp_path, early, [
+        "At harvest Nell and Dick came to say good-bye to me.",
+        "Years after, Nell married the miller at Weyhill, and Dick went to sea and was never heard of again."])
+    found = both.retrieve("What happens to Nell and Dick?", budget=6)
+    [last] = [node for node in found.passages if LAST_MENTION in found.parts[0].sources[node.id]]
+    assert last.section == 3
+    assert any(line.text.startswith("Years after, Nell married the miller") for line in both.digest(found))
+
+
 def test_the_last_line_naming_someone_everywhere_is_quoted_for_what_becomes_of_them(tmp_path):
     # Named in sixty lines before: the digest's shortlist, the lines sharing most words with the question and the
     # earliest of equals, had held none of the last chapter's ("What happens to Buck at the end?" quoted his

@@ -45,8 +45,8 @@ from .overview import FIRST_PERSON, NAMED_TELLER, PEOPLE, PLACES, RECENT, TELLER
 from .planning import QUOTED, about_one_scene, content_words, stem
 from .recurring import RECURRING, recurring_thing
 from .relationships import RELATIONSHIP, relationship_asked, tells_the_tie
-from .retrieval import (BEFORE_A_NAME, INTRODUCTION, LAST_MENTION, Retrieval, asked_who, cut_at, introduced,
-                        last_mentioned, searched_sections)
+from .retrieval import (BEFORE_A_NAME, INTRODUCTION, LAST_MENTION, Retrieval, asked_who, cut_at, fate_of_several,
+                        introduced, last_mentioned, searched_sections)
 from .selection import part_heading
 from .told_deaths import tells_a_killing_by, tells_another_dead
 from .vocabulary import as_written, by_surname
@@ -275,6 +275,10 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         if asked_about:
             chosen = _with_a_line_from(chosen, scored, evidence, LAST_MENTION, [_names(asked_about).search],
                                        last=True)
+        several = fate_of_several(part.text, context.writes_as_name)
+        if several:  # the last line naming one of them: "They saw Charles turn and make one step to run back..."
+            chosen = _with_a_line_from(chosen, scored, evidence, LAST_MENTION, [
+                lambda sentence: any(as_written(name).search(sentence) for name in several)], last=True)
         met = meeting_asked(part.text, context.writes_as_name)
         if met:
             met, told_by_one = narrator_first(context, met)
@@ -318,8 +322,8 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         who_said = _WHO_SAID.match(part.text) is not None or _WHO_SAID.match(retrieval.plan.question) is not None
         if kind == LETTERS.name:
             chosen = _with_the_letter(chosen, evidence, retrieval.order, context)
-        elif scene and not (asked_about or met or dead or changed or related or thing or who_said or quotes
-                            or retrieval.focus):
+        elif scene and not (asked_about or several or met or dead or changed or related or thing or who_said
+                            or quotes or retrieval.focus):
             chosen = _with_what_follows(chosen, context)
         if retrieval.focus is not None and (len(retrieval.parts) == 1 or "(about \u201c" in part.text):
             # The part about a selection: its own line, then what else tells of it (the quotation is the

@@ -174,7 +174,8 @@ def retrieve(plan: Plan, context, budget: int = 12, features: Features | None = 
     # ranking favours scenes where the name is everywhere and says least
     # about who she is), and the first saying what she is, where that comes
     # later (described.py); "When does Mrs Clay last appear?", the one that last
-    # names her (it had been a search on "last" and "appear"); "When does Jo
+    # names her (it had been a search on "last" and "appear"; "What happens to
+    # Hal, Charles and Mercedes?", the last naming them all); "When does Jo
     # meet Laurie?", the first naming both (meetings.py); "How does John
     # Thornton die?", the last naming him beside a word of death (deaths.py);
     # "Who does Louisa marry?", the last telling her engagement (marriages.py);
@@ -593,6 +594,28 @@ def last_mentioned(question: str, is_name=None) -> str | None:
     return _the_one_mentioned(unglossed(question), _LAST_MENTION, is_name)
 
 
+# "What happens to Hal, Charles and Mercedes?", "What becomes of Meg and John?": told, as for one, where the book
+# last names them, here all of them together (the ice gives way under the three).
+_FATE_OF_SEVERAL = re.compile(
+    r"^\W*what\s+(?:happens|happened|will\s+happen)\s+to\s+(?P<to>[^?]+?)(?:\s+in\s+the\s+end)?\W*$"
+    r"|^\W*what\s+(?:becomes|became|will\s+become)\s+of\s+(?P<of>[^?]+?)(?:\s+in\s+the\s+end)?\W*$", re.I)
+_SEVERAL_JOINED = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+", re.I)
+
+
+def fate_of_several(question: str, is_name=None) -> list[str] | None:
+    """The two or more people a question asks what becomes of, each a name
+    (capitalised, or one the book writes as a name: `is_name`), joined by
+    commas or "and"; None for any other question."""
+    asked = _FATE_OF_SEVERAL.match(unglossed(question))
+    if asked is None:
+        return None
+    names = [name for name in _SEVERAL_JOINED.split(asked["to"] or asked["of"]) if name]
+    if len(names) < 2 or not all(capitalised_as_a_name(name) or (is_name is not None and is_name(name))
+                                 for name in names):
+        return None
+    return names
+
+
 def _the_one_mentioned(question: str, asking: re.Pattern, is_name) -> str | None:
     """The one name a question asking so (`asking`) names, if it names one and nothing else."""
     if not asking.search(question):
@@ -652,8 +675,13 @@ def _description_entry(plan: Plan, context, until: int | None, searched):
 def _last_naming_entry(plan: Plan, context, until: int | None, searched):
     """For a question asking where the book last names someone, the last
     passage that names them (of the sections searched, read before
-    `until`, not one the position cuts through): (node id, section,
-    sources); else None."""
+    `until`, not one the position cuts through), or what becomes of several,
+    the last naming them all: (node id, section, sources); else None."""
+    several = fate_of_several(plan.question, context.writes_as_name)
+    if several:
+        together = passage_naming(context, several[0], until, searched, last=True,
+                                  holding=lambda text: all(as_written(name).search(text) for name in several[1:]))
+        return (together.id, together.section, ["phrase"]) if together is not None else None
     return _last_passage_naming(context, last_mentioned(plan.question, context.writes_as_name), until, searched)
 
 

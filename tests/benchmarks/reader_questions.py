@@ -106,6 +106,9 @@ PROBES = [
     ("a-christmas-carol", "what becomes of them", "What happens to Scrooge in the end?", r"better than his word"),
     ("the-hound-of-the-baskervilles", "what becomes of them", "What is Selden's fate?", r"death of Selden"),
     ("the-call-of-the-wild", "what becomes of them", "What happens to Spitz?", r"dark circle|Spitz disappeared"),
+    # Several at once (retrieval.fate_of_several), written while building it.
+    ("the-call-of-the-wild", "what becomes of them", "What happens to Hal, Charles and Mercedes?",
+     r"section of ice give way"),
     ("the-memoirs-of-sherlock-holmes", "kin", "Who is Holmes's brother?", r"brother Mycroft"),
     ("a-christmas-carol", "kin", "Who is Tiny Tim's father?", r"Bob, the father"),
     ("a-christmas-carol", "kin", "Who was Scrooge's partner?", r"partner, Jacob Marley|Jacob, his old partner"),
