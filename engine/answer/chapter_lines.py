@@ -1,13 +1,13 @@
 """The lines that tell what happens in a chapter ("What happens in Stave
 II?", the panel's starter question): a sentence from each fifth of the
 chapter's evidence, the one holding most of the words that set the chapter
-apart from the rest of the book ("Fezziwig", "apprentice", "idol" in Stave
-II; Dunning's log-likelihood ratio on the passages holding each word, a
-topic signature). The sentence nearest the mean of the chapter's vectors,
-as before, was typical of the book rather than of the chapter: "Nobody ever
-stopped him in the street to say..." for Stave I, no ghost, no nephew, no
-Marley. A line of dialogue counts half: the telling says what happens, a
-speech mostly what someone thinks of it."""
+apart from the rest of the book ("Fezziwig", "release" in Stave II;
+Dunning's log-likelihood ratio of the times each word is written there and
+elsewhere, a topic signature). The sentence nearest the mean of the
+chapter's vectors, as before, was typical of the book rather than of the
+chapter: "Nobody ever stopped him in the street to say..." for Stave I, no
+ghost, no nephew, no Marley. A line of dialogue counts half: the telling
+says what happens, a speech mostly what someone thinks of it."""
 
 from __future__ import annotations
 

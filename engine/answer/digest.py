@@ -721,8 +721,8 @@ def _outline_digest(retrieval: Retrieval, context) -> list[DigestLine]:
     another by its words: the book in outline is quoted instead, a line of
     each of five chapters spread across it that tells what happens there
     (`_book_outline_lines`), or the book's first or last sentences for how
-    it begins or ends. For chapters asked about as a whole, a line from each fifth of
-    them that tells what happens there (see `_chapter_lines`)."""
+    it begins or ends. For chapters asked about as a whole, a line from each
+    fifth of them that tells what happens there (see `_chapter_lines`)."""
     book = context.book
     if retrieval.overview in (PEOPLE, PLACES):
         return _introductions(retrieval, context)

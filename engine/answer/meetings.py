@@ -89,9 +89,8 @@ def first_told_naming(context, name: str) -> int | None:
 def first_met_by_the_teller(context, name: str) -> int | None:
     """Where the one telling the book first meets someone: where its telling
     first names them (by their surname, if they have one), or earlier, where
-    they tell their own name ("I am
-    Stapleton, of Merripit House."; the telling first names him a page later,
-    in '"Excellent!" said Stapleton.')."""
+    they tell their own name ("I am Stapleton, of Merripit House."; the
+    telling first names him a page later, in '"Excellent!" said Stapleton.')."""
     told = first_told_naming(context, by_surname(name))
     own = introduces_themself(name).search(context.book.text)
     return min((at for at in (told, own.start() if own else None) if at is not None), default=None)
