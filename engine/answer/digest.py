@@ -277,8 +277,9 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                                        last=True)
         several = fate_of_several(part.text, context.writes_as_name)
         if several:  # the last line naming one of them: "They saw Charles turn and make one step to run back..."
+            naming_one = [as_written(name) for name in several]
             chosen = _with_a_line_from(chosen, scored, evidence, LAST_MENTION, [
-                lambda sentence: any(as_written(name).search(sentence) for name in several)], last=True)
+                lambda sentence: any(named.search(sentence) for named in naming_one)], last=True)
         met = meeting_asked(part.text, context.writes_as_name)
         if met:
             met, told_by_one = narrator_first(context, met)

@@ -679,8 +679,9 @@ def _last_naming_entry(plan: Plan, context, until: int | None, searched):
     the last naming them all: (node id, section, sources); else None."""
     several = fate_of_several(plan.question, context.writes_as_name)
     if several:
+        others = [as_written(name) for name in several[1:]]  # once, not once for each passage looked at
         together = passage_naming(context, several[0], until, searched, last=True,
-                                  holding=lambda text: all(as_written(name).search(text) for name in several[1:]))
+                                  holding=lambda text: all(other.search(text) for other in others))
         return (together.id, together.section, ["phrase"]) if together is not None else None
     return _last_passage_naming(context, last_mentioned(plan.question, context.writes_as_name), until, searched)
 
