@@ -51,7 +51,10 @@ _WHOLE_BOOK = {"book", "novel", "story", "tale", "whole", "entire", "overall", "
                # "Where did the majority of the story occur?", "Where does most of the action happen?"
                "occur", "occurs", "occurred", "majority", "most", "mostly", "action", "located", "tldr",
                "protagonist", "protagonists", "hero", "heroine", "central", "lead", "leading",  # "Who is the hero?"
-               "last", "final", "closing", "first"}  # "What is the final scene of the book?"
+               "last", "final", "closing", "first",  # "What is the final scene of the book?"
+               # "What is the moral of the story?": no passage says so by those words; the book in outline shows it
+               "theme", "themes", "moral", "morals", "message", "messages", "lesson", "lessons", "idea", "ideas",
+               "teach", "teaches", "taught"}
 _TEXT_UNITS = r"(?:lines?|sentences?|words?|paragraphs?|pages?)"
 # "the final scene", "the last thing", "What happens last?"; "the first scene", "Who appears first?"
 _MOMENTS = rf"(?:{_TEXT_UNITS}|things?|events?|scenes?|moments?)"
