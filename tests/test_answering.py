@@ -2365,6 +2365,31 @@ def test_how_someone_dies_is_where_the_book_last_names_them_beside_a_word_of_dea
     assert all(node.section == 1 for node in early.passages if DEATH in early.parts[0].sources[node.id])
 
 
+def test_what_becomes_of_someone_who_dies_is_told_where_the_book_tells_the_death_and_where_it_last_names_them(
+        tmp_path):
+    from engine.answer.deaths import DEATH
+    from engine.answer.retrieval import LAST_MENTION, fate_asked
+
+    for asked in ("What happens to Jem?", "What becomes of Jem in the end?", "What is Jem's fate?"):
+        assert fate_asked(asked) == "Jem", asked
+    assert fate_asked("what happened to jem", lambda name: name == "jem") == "jem"  # typed in lower case
+    for not_asked in ("When does Jem last appear?", "What happens to Jem and Bill?", "How does Jem die?"):
+        assert fate_asked(not_asked, lambda name: True) is None, not_asked
+    # Remembered after his death: the last passage naming him had been all that answered ("Kerchak was dead." was
+    # never quoted for "What happens to Kerchak?", nor "Marley was dead" for Marley).
+    answering = _three_chapters_with(
+        tmp_path, "Old Jem the carter fed us every morning.",
+        ["On Sundays the children still sang old Jem's songs by the church wall."],
+        in_the_second="In the spring old Jem died in his sleep, and Mr. Hale buried him by the church wall.")
+    found = answering.retrieve("What happens to Jem?", budget=4)
+    sources = found.parts[0].sources
+    assert [node.section for node in found.passages if DEATH in sources[node.id]] == [2]
+    assert [node.section for node in found.passages if LAST_MENTION in sources[node.id]] == [3]
+    lines = [line.text for line in answering.digest(found)]
+    assert "In the spring old Jem died in his sleep, and Mr. Hale buried him by the church wall." in lines
+    assert "On Sundays the children still sang old Jem's songs by the church wall." in lines
+
+
 def test_a_death_is_told_where_its_words_are_said_of_the_one_named_and_not_of_another_or_supposed(tmp_path):
     from engine.answer.deaths import DEATH, killer_asked, last_told_dead
     from engine.answer.told_deaths import tells_a_death

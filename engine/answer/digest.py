@@ -45,7 +45,7 @@ from .overview import FIRST_PERSON, NAMED_TELLER, PEOPLE, PLACES, RECENT, TELLER
 from .planning import QUOTED, about_one_scene, content_words, stem
 from .recurring import RECURRING, recurring_thing
 from .relationships import RELATIONSHIP, relationship_asked, tells_the_tie
-from .retrieval import (BEFORE_A_NAME, INTRODUCTION, LAST_MENTION, Retrieval, asked_who, cut_at, fate_of_several,
+from .retrieval import (BEFORE_A_NAME, INTRODUCTION, LAST_MENTION, Retrieval, asked_who, cut_at, fate_asked, fate_of_several,
                         introduced, last_mentioned, searched_sections)
 from .selection import part_heading
 from .told_deaths import tells_a_killing_by, tells_another_dead
@@ -155,7 +155,7 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
                                                                                       context.writes_as_name)
         brought_in_as = _brought_in_as(asked_about, evidence)
         # Whose death or wedding is asked: "Kerchak was dead." is three words, and the line.
-        dead = death_asked(part.text, context.writes_as_name)
+        dead = death_asked(part.text, context.writes_as_name) or fate_asked(part.text, context.writes_as_name)
         wed = marriage_asked(part.text, context.writes_as_name)
         naming = _names(asked_about, brought_in_as) if asked_about else None
         short_naming = naming or (_names(dead or wed) if dead or wed else None)

@@ -594,6 +594,16 @@ def last_mentioned(question: str, is_name=None) -> str | None:
     return _the_one_mentioned(unglossed(question), _LAST_MENTION, is_name)
 
 
+_FATE_ASKED = re.compile(_FATE, re.I)
+
+
+def fate_asked(question: str, is_name=None) -> str | None:
+    """Whom a question asks what becomes of ("What happens to Kala?"), if it
+    names one and nothing else: where the book tells their death, that is
+    their fate, though it names them after ("Kala" in Tarzan's memories)."""
+    return _the_one_mentioned(unglossed(question), _FATE_ASKED, is_name)
+
+
 # "What happens to Hal, Charles and Mercedes?", "What becomes of Meg and John?": told, as for one, where the book
 # last names them, here all of them together (the ice gives way under the three).
 _FATE_OF_SEVERAL = re.compile(
@@ -624,7 +634,9 @@ def _the_one_mentioned(question: str, asking: re.Pattern, is_name) -> str | None
 
     names = subjects_of(question)
     if not names and is_name is not None:
-        names = [word for word in content_words(asking.sub(" ", question)) if is_name(word)]
+        # The words asking first; a question asking what becomes of someone is all asking ("what happens to spitz").
+        names = [word for word in content_words(asking.sub(" ", question)) if is_name(word)] or [
+            word for word in content_words(question) if is_name(word)]
     return names[0] if len(names) == 1 else None
 
 
@@ -721,7 +733,7 @@ def _death_entry(plan: Plan, context, until: int | None, searched):
     """For a question asking how someone dies, the passage where the book
     last names them beside a word of death (deaths.py): (node id, section,
     sources); else None."""
-    name = death_asked(plan.question, context.writes_as_name)
+    name = death_asked(plan.question, context.writes_as_name) or fate_asked(plan.question, context.writes_as_name)
     told = last_told_dead(context, name, until, searched, killer_asked(plan.question)) if name else None
     return (told[0].id, told[0].section, ["phrase"]) if told is not None else None
 
