@@ -1450,6 +1450,25 @@ def test_how_two_people_are_related_is_quoted_where_the_book_names_them_beside_a
     assert any(line.text.startswith("\u201cTom is my twin-brother") for line in twins.digest(found))
 
 
+def test_a_word_of_kin_by_one_of_the_names_tells_the_tie_before_one_elsewhere_in_a_sentence_naming_both(tmp_path):
+    from engine.answer.relationships import RELATIONSHIP, tie_beside
+
+    assert tie_beside("Let all respect Tarzan of the Apes and Kala, his mother.", "Kala")
+    assert tie_beside("She had a letter from her own sister, Mary, that morning.", "Mary")
+    assert tie_beside("My twin-brother Bartholomew and I were the only children.", "Bartholomew")
+    assert not tie_beside("Anne walked with Mary, and the vicar's daughter waved.", "Mary")
+    # The first and the last sentences naming both beside any word of kin had been the vicar's daughter's and the
+    # cousins' (Persuasion's Baronetage, "Elizabeth, daughter of James Stevenson... Anne... Mary").
+    sisters = _three_chapters_with(
+        tmp_path, "One morning Anne walked to the village with Mary, and the vicar's daughter waved from the lane.",
+        ["On Sunday Anne and Mary dined with the cousins at the Great House."],
+        in_the_second="In those days Anne was fond of her younger sister Mary, though Mary was often ill and cross.")
+    found = sisters.retrieve("What is the relationship between Anne and Mary?")
+    assert [node.section for node in found.passages if RELATIONSHIP in found.parts[0].sources[node.id]] == [2]
+    assert "In those days Anne was fond of her younger sister Mary, though Mary was often ill and cross." in [
+        line.text for line in sisters.digest(found)]
+
+
 def test_a_name_is_known_and_searched_as_the_book_writes_it(stave_two):
     from engine.answer.digest import _word_key
     from engine.answer.retrieval import asked_who

@@ -44,7 +44,7 @@ from .narrator import PARAGRAPH_BREAK, SPEECH_VERBS, outside_dialogue, says_i
 from .overview import FIRST_PERSON, NAMED_TELLER, PEOPLE, PLACES, RECENT, TELLER, THIRD_PERSON, asks_one_sentence
 from .planning import QUOTED, about_one_scene, content_words, stem
 from .recurring import RECURRING, recurring_thing
-from .relationships import RELATIONSHIP, relationship_asked, tells_the_tie
+from .relationships import RELATIONSHIP, relationship_asked, tells_the_tie, tie_beside
 from .retrieval import (BEFORE_A_NAME, INTRODUCTION, LAST_MENTION, Retrieval, asked_who, cut_at, fate_asked, fate_of_several,
                         introduced, last_mentioned, searched_sections)
 from .selection import part_heading
@@ -308,6 +308,8 @@ def evidence_digest(retrieval: Retrieval, context) -> list[DigestLine]:
         related = relationship_asked(part.text, context.writes_as_name)
         if related:  # "The lady who has passed here as Miss Stapleton is in reality his wife."
             chosen = _with_lines_from(chosen, scored, evidence, RELATIONSHIP, [
+                lambda sentence: tells_the_tie(sentence, related) and any(tie_beside(sentence, name)
+                                                                          for name in related),
                 lambda sentence: tells_the_tie(sentence, related),
                 lambda sentence: tells_the_tie(sentence, related, both=False)])
         thing = recurring_thing(part.text, context.rarity)

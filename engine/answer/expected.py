@@ -65,7 +65,7 @@ _KIN_ALSO = {"father": ("papa", "pa"), "mother": ("mamma", "mama", "ma", "marmee
 # How many words from the word of kin a name may stand, and the words that may stand between them ("her
 # father, Sir Walter", "Bob, the father", "my younger brother Mycroft").
 _KIN_REACH = 4
-_BETWEEN_KIN_AND_NAME = HONORIFIC_WORDS | {"the", "his", "her", "my", "your", "their", "our", "own", "dear", "poor",
+BETWEEN_KIN_AND_NAME = HONORIFIC_WORDS | {"the", "his", "her", "my", "your", "their", "our", "own", "dear", "poor",
                                            "young", "younger", "elder", "eldest", "youngest", "late", "good", "is",
                                            "was", "of", "mr", "mrs"}
 # A "when" question asks for circumstances as often as for a date: only these.
@@ -155,7 +155,7 @@ def _names_kin(sentence: str, kin: tuple[str, ...], asked: set[str], rarity, key
             while 0 <= other < len(words) and abs(other - place) <= _KIN_REACH:
                 if _a_name_answering(words[other], asked, rarity, key, group=0):
                     return True
-                if words[other].group().lower() not in _BETWEEN_KIN_AND_NAME:
+                if words[other].group().lower() not in BETWEEN_KIN_AND_NAME:
                     break
                 other += step
     return False

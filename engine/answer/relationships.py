@@ -10,7 +10,8 @@ such a word with the other named a few sentences away ("He married Beryl
 Garcia", of Stapleton; "Mr. Thaddeus Sholto, brother of the deceased").
 The first and the last such sentences (where the book brings the tie in,
 and where it leaves it) have slots of their own in retrieval, and the
-digest quotes them. A tie told with neither name near ("Duchess was the
+digest quotes them; of either, those where the word stands by one of the
+names come first ("her own sister, Mary", "Kala, his mother"). A tie told with neither name near ("Duchess was the
 mother of them both", Black Beauty telling) is not found, and one beside
 another's word of kin may be taken for theirs ("Thornton's partners")."""
 
@@ -20,6 +21,7 @@ import functools
 import re
 
 from .deaths import sentences_naming
+from .expected import BETWEEN_KIN_AND_NAME
 from .followup import unglossed
 from .vocabulary import as_written, by_surname, without_possessive
 
@@ -54,6 +56,8 @@ _ASKS = [re.compile(pattern.format(a=_NAME.format("a"), b=_NAME.format("b")), re
 )]
 # How far before or after a sentence telling a tie the other may be named (a few sentences).
 _NEAR = 400
+# How many words from a name a word of kin may stand ("her own sister, Mary": three).
+_TIE_REACH = 4
 # A sentence longer than this is a list or a paragraph of speech, not a line saying what one is to the other.
 _LONGEST = 400
 
@@ -91,22 +95,51 @@ def _names(name: str) -> re.Pattern:
     return as_written(by_surname(name))
 
 
+_TOKEN = re.compile(r"[\w'\u2019-]+")
+_POSSESSIVE = re.compile(r"['\u2019]s?$")
+
+
+def tie_beside(sentence: str, name: str) -> bool:
+    """Whether a word of kin or standing stands by the name, with nothing
+    but words like "his", "own", "the" between: "Kala, his mother", "her own
+    sister, Mary", "My twin-brother Bartholomew"; not a word of kin elsewhere
+    in the sentence ("Anne walked with Mary, and the vicar's daughter
+    waved")."""
+    tokens = [(found.start(), found.end(), found.group().lower()) for found in _TOKEN.finditer(sentence)]
+    for named in _names(name).finditer(sentence):
+        before = [token for token in tokens if token[1] <= named.start()][::-1]
+        after = [token for token in tokens if token[0] >= named.end()]
+        for side in (before, after):
+            for _, _, word in side[:_TIE_REACH]:
+                word = _POSSESSIVE.sub("", word)
+                if word in _TIES:
+                    return True
+                if word not in BETWEEN_KIN_AND_NAME:
+                    break
+    return False
+
+
 def sentences_telling_the_tie(context, pair: tuple[str, str], until: int | None, searched) -> list:
     """The first and the last sentences naming both beside a word of kin or
     standing (of the sections `searched`, read before `until`), each
     (passage, start, end), in book order and in different passages; where
     none does, of those naming one of them beside such a word with the
-    other named within a few sentences."""
+    other named within a few sentences. Of either, those where the word
+    stands by one of the names first (`tie_beside`: "her own sister, Mary"
+    with Anne, not the Baronetage's "...Elizabeth, daughter of James
+    Stevenson..." naming Anne and Mary)."""
     text = context.book.text
     first, second = pair
     beside_a_tie = {name: sentences_naming(context, name, until, searched, _holds_a_tie) for name in pair}
     for near in (0, _NEAR):
-        found = {}
-        for name, other in ((first, second), (second, first)):
-            for node, start, end in beside_a_tie[name]:
-                if end - start < _LONGEST and _names(other).search(text, max(0, start - near), end + near):
-                    found[(node.id, start)] = (node, start, end)
-        if found:
-            ordered = sorted(found.values(), key=lambda item: item[1])
-            return ordered[:1] + [item for item in ordered[-1:] if item[0].id != ordered[0][0].id]
+        for by_the_name in (True, False):
+            found = {}
+            for name, other in ((first, second), (second, first)):
+                for node, start, end in beside_a_tie[name]:
+                    if end - start < _LONGEST and _names(other).search(text, max(0, start - near), end + near) \
+                            and (not by_the_name or tie_beside(text[start:end], name)):
+                        found[(node.id, start)] = (node, start, end)
+            if found:
+                ordered = sorted(found.values(), key=lambda item: item[1])
+                return ordered[:1] + [item for item in ordered[-1:] if item[0].id != ordered[0][0].id]
     return []
