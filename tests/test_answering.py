@@ -1796,6 +1796,17 @@ def test_who_the_main_characters_are_is_answered_by_the_people_named_most(tmp_pa
         assert answering.retrieve(asked).overview == "people", asked
 
 
+def test_where_a_book_naming_no_place_often_is_set_is_answered_by_its_outline_saying_why(carol):
+    from engine.answer.overview import NO_PLACES, overview_evidence
+
+    # A Christmas Carol names London twice and "the city" in lower case: its outline had been shown as if asked
+    # what the book is about.
+    found = carol.retrieve("Where is the story set?")
+    assert found.overview == NO_PLACES and found.plan.scope == "GLOBAL" and len(found.passages) == 12
+    assert overview_evidence(found.overview) == "the book in outline, as it names no place often enough to list"
+    assert len({line.section for line in carol.digest(found)}) == 5  # a line of each stave, as for its outline
+
+
 def test_who_someone_the_book_never_names_is_gets_no_made_up_answer(session):
     assert session.writes_answers  # the default model would write a draft from chance passages
     result = session.ask("Who is Gandalf?", budget=3, planner="code")

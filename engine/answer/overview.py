@@ -87,6 +87,8 @@ _JUST_READ = re.compile(
 DESCRIBED_WITHIN = 4
 # The kinds of whole-book question, and what the evidence of each is, as an answer says it.
 OUTLINE, OPENING, ENDING, PEOPLE, PLACES, RECENT = "outline", "opening", "ending", "people", "places", "recent"
+# Asked who is in it or where it is set, of a book naming no one or no place often enough to list: its outline.
+NO_PEOPLE, NO_PLACES = "outline:people", "outline:places"
 # The passages just before the reader's place that "What just happened?" recalls.
 RECENT_PASSAGES = 2
 NARRATOR = "narrator"  # asked; answered as one of these two
@@ -96,6 +98,8 @@ OVERVIEW_EVIDENCE = {OUTLINE: "the book in outline, each chapter's opening acros
                      RECENT: "the pages just before where you are",
                      PEOPLE: "the people it names most, each where it says who they are or first names them",
                      PLACES: "the places it names most, each where it first names them",
+                     NO_PEOPLE: "the book in outline, as it names no one often enough to list",
+                     NO_PLACES: "the book in outline, as it names no place often enough to list",
                      FIRST_PERSON: "where its telling says \u201cI\u201d outside dialogue, from the first such line to "
                                    "its last chapter",
                      NAMED_TELLER: "where the book first names the one telling it, then where its telling says "
@@ -151,6 +155,10 @@ def overview_evidence(kind: str | None, chapters: list[int] | None = None) -> st
             ENDING: f"{theirs} last pages",
             PEOPLE: f"the people {theirs} pages name most, each where told of or first named",
             PLACES: f"the places {theirs} pages name most, each where first named",
+            NO_PEOPLE: f"{theirs} passages spread from start to end, as {theirs} pages name no one often enough to "
+                       "list",
+            NO_PLACES: f"{theirs} passages spread from start to end, as {theirs} pages name no place often enough "
+                       "to list",
             CONTENTS: f"{theirs} heading{'' if len(chapters) == 1 else 's'} as printed",
             LENGTH: f"{theirs} words, counted",
             }.get(kind, OVERVIEW_EVIDENCE.get(kind))  # who tells it: as of the book
@@ -204,7 +212,7 @@ def overview(plan: Plan, question: str, context, budget: int = 12, until: int | 
             main_places(context.book, context.rarity, until, begun, limit=min(PLACES_LISTED, budget))
         if names:
             return _each_where_first_named(plan, context, names, kind, until, within, begun, started)
-        kind = OUTLINE  # none named often enough (A Christmas Carol's places): the book in outline
+        kind = NO_PEOPLE if kind == PEOPLE else NO_PLACES  # none named often enough (A Christmas Carol's places)
     in_order = [node_id for section in sections for _, node_id in by_section[section]]
     named_teller = stated = None
     if kind == NARRATOR:
