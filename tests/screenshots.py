@@ -228,7 +228,9 @@ def main() -> int:
                            ("40-how-someone-changes", "How does Scrooge change?"),
                            ("41-what-someone-is-like", "What is Scrooge like?"),
                            ("42-how-someone-dies", "Does Tiny Tim die?"),
-                           ("43-how-two-are-related", "What is the relationship between Scrooge and Marley?")):
+                           ("43-how-two-are-related", "What is the relationship between Scrooge and Marley?"),
+                           ("44-where-it-is-set", "Where is the story set?"),
+                           ("45-what-becomes-of-someone", "What happens to Marley?")):
         window.ask_panel.question.setText(question)
         done.clear()
         refused.clear()
