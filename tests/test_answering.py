@@ -1892,6 +1892,29 @@ def test_the_one_telling_a_book_is_named_where_others_speak_to_them_or_where_its
     alone = indexed("THE WHARF", [re.sub(spoken_to_watson, "", chapter) for chapter in chapters])
     assert "Watson" not in alone.context.book.text and "Jack" in alone.context.book.text
     assert alone.context.teller is None and alone.retrieve("Who narrates the book?").overview == "first person"
+    # Spoken to by name in one chapter of four, too seldom to tell; the book calls itself his reminiscences (A Study
+    # in Scarlet's narrator had been "one of its people").
+    moor = tmp_path / "the-moor.txt"
+    moor.write_text("THE MOOR\n\nby Nobody\n\n\n(_Being a reprint from the reminiscences of_ JOHN H. WATSON, M.D.)"
+                    "\n\n" + "".join(f"CHAPTER {number}\n\n{text}\n\n" for number, text in zip(
+                        ("I", "II", "III", "IV"), [re.sub(spoken_to_watson, "", chapter) for chapter in chapters[:3]]
+                        + ["\u201cDr. Watson, Mr. Holmes,\u201d said the sailor, introducing us. " + chapters[3]])))
+    reminiscences = AnswerSession(library, library.import_book(moor).book_id, embedder=embedder)
+    reminiscences.ensure_indexed()
+    teller = reminiscences.context.teller
+    assert teller is not None and teller.name == "Watson"
+    assert teller.written_as == "reminiscences of John H. Watson, M.D."
+    assert reminiscences.context.book.text[teller.shown_at:].startswith("Watson, Mr. Holmes")
+    assert reminiscences.retrieve("Who tells the story?").stated == (
+        "The Moor is told in the first person by Watson: the book calls itself the \u201creminiscences of John H. "
+        "Watson, M.D.\u201d, and its telling says \u201cI\u201d.")
+    # The memoirs of one the title names are another's telling of them ("Memoirs of Sherlock Holmes").
+    memoirs = tmp_path / "memoirs.txt"
+    memoirs.write_text(moor.read_text().replace("THE MOOR", "MEMOIRS OF JOHN WATSON").replace(
+        "reminiscences of_ JOHN H. WATSON", "memoirs of_ JOHN WATSON"))
+    not_his = AnswerSession(library, library.import_book(memoirs).book_id, embedder=embedder)
+    not_his.ensure_indexed()
+    assert not_his.context.teller is None
     # Told by a horse the title names, which only others call by its name.
     bess = indexed("BLACK BESS", [
         "The first place that I can remember was a wide meadow with a pond in it. My mother was a quiet mare, and I "

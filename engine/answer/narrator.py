@@ -16,7 +16,9 @@ is the teller's (Watson in four Holmes books; not Sahib, Jack or Professor
 Coram of one story, nor Zenda's Bert); so is a person named in the title
 whom the telling all but never names and someone speaks to (Black Beauty:
 2 of 14 uses in the telling, 1 spoken to; others speak to a horse less),
-no place ("Treasure Island")."""
+no place ("Treasure Island"). Where no one is spoken to so, one whom the
+title page or a heading calls the book's writer ("the reminiscences of JOHN
+H. WATSON, M.D.") and the telling's text names."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from .people import PLACE_WORDS
+from .people import HONORIFIC_WORDS, PLACE_WORDS
 from .vocabulary import as_written, by_surname
 
 # How a book is told, as a whole-book question's evidence is marked: told by one of its people, by one the book
@@ -103,10 +105,13 @@ _TITLE_NAME = re.compile(r"(?:(?:The|A|An)\s+)?((?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-
 class Teller:
     """Who tells a book, by name, and where the book shows it: where someone
     first speaks to them by it, or, for a name the title gives, where the
-    text first uses it."""
+    text first uses it; for one a heading names as its writer (`written_as`,
+    "the reminiscences of John H. Watson, M.D."), where the telling's text
+    first names them."""
     name: str
     shown_at: int
     in_title: bool
+    written_as: str | None = None
 
 
 def spoken_to_at(text: str, start: int, end: int) -> bool:
@@ -158,9 +163,43 @@ def teller(context) -> Teller | None:
         found.append((len(chapters), len(uses), name, first))
     found = [candidate for candidate in found if candidate[0] >= _TELLER_SECTIONS_SHARE * len(sections)]
     if not found:
-        return None
+        return _written_by(context)
     _, _, name, first = max(found)
     return Teller(name=name, shown_at=first, in_title=False)
+
+
+# A heading that says whose writing the book is: "(Being a reprint from the reminiscences of JOHN H. WATSON,
+# M.D....)", "Extract from the Diary of Dr. Watson"; the name a run of capitalised words and initials after it.
+_WRITINGS_OF = re.compile(
+    r"\b(?:reminiscences|memoirs?|recollections|journal|diary|narrative|papers|notes|confessions)\s+of[\W_]{0,3}"
+    r"(?P<name>(?:(?-i:[A-Z])[\w'\u2019.]*\s+){0,3}(?-i:[A-Z])[\w'\u2019]*)(?:,\s+(?-i:[A-Z])\.(?:(?-i:[A-Z])\.)+)?",
+    re.I)
+
+
+def _written_by(context) -> Teller | None:
+    """The teller a heading or the title page names as the book's writer,
+    where the telling's text names them too (A Study in Scarlet's Watson,
+    spoken to by name too seldom for `teller`); not a name in the book's
+    own title ("Memoirs of Sherlock Holmes" are Watson's)."""
+    text, sections = context.book.text, context.book.sections
+    if not sections:
+        return None
+    headings = [(0, sections[0].body_start)] + [(section.start, section.body_start) for section in sections[1:]]
+    title = set(re.findall(r"[\w'\u2019]+", (context.book.title or "").lower()))
+    for start, end in headings:
+        for found in _WRITINGS_OF.finditer(text, start, end):
+            words = [word for word in found["name"].split() if word.lower().rstrip(".") not in HONORIFIC_WORDS]
+            if not words or len(words[-1]) < 3 or words[-1].lower() in title:
+                continue
+            surname = words[-1].capitalize() if words[-1].isupper() else words[-1]
+            first = next((use.start() for use in as_written(surname).finditer(text, sections[0].body_start)
+                          if not any(head <= use.start() < body for head, body in headings)), None)
+            if first is None:
+                continue
+            writer = re.sub(r"\b[A-Z]{3,}\b", lambda capitals: capitals.group().capitalize(),
+                            " ".join(found.group(0).replace("_", " ").split()))
+            return Teller(name=surname, shown_at=first, in_title=False, written_as=writer)
+    return None
 
 
 # "the narrator" in a question about something in the book: the one telling it, by name.

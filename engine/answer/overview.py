@@ -268,6 +268,9 @@ def teller_statement(title: str, teller: Teller) -> str:
     if teller.in_title:
         return (f"{title} is told in the first person by {teller.name}, whom its title names: its telling says "
                 f"\u201cI\u201d, not \u201c{teller.name}\u201d.")
+    if teller.written_as:
+        return (f"{title} is told in the first person by {teller.name}: the book calls itself the "
+                f"\u201c{teller.written_as}\u201d, and its telling says \u201cI\u201d.")
     return (f"{title} is told in the first person by {teller.name}: its telling says \u201cI\u201d, and others "
             f"speak to the one telling it as \u201c{teller.name}\u201d.")
 
