@@ -1796,6 +1796,35 @@ def test_who_the_main_characters_are_is_answered_by_the_people_named_most(tmp_pa
         assert answering.retrieve(asked).overview == "people", asked
 
 
+def test_a_main_characters_line_names_them_though_their_sentence_runs_past_the_passages_end(tmp_path):
+    from engine.store import Library
+
+    # First told of in a sentence longer than a passage (Persuasion's "...her brother, Captain Wentworth, is just
+    # returned to England..."): the passage's first sentence, which names someone else, had been quoted for him.
+    rain = ", ".join(f"and the rain fell on the {road} road" for road in ("long", "wet", "old", "dark") * 24)
+    told = ("When the Crofts called this morning they happened to say that her brother, Captain Harcourt, was just "
+            f"returned to England and coming to see them, {rain}.")
+    scene = ("Anne walked with Captain Harcourt to the shop, and Anne said nothing of it. Later Anne waited for "
+             "Captain Harcourt in Bath.")
+    (tmp_path / "rain.txt").write_text(
+        "A TALE\n\nby Nobody\n\n\nCHAPTER I\n\nAnne sat at home all the winter with her father, and Anne read to "
+        f"him.\n\n{told}\n\n" + "".join(f"CHAPTER {number}\n\n{scene}\n\n{scene}\n\n" for number in ("II", "III")))
+    library = Library(tmp_path / "home")
+    answering = AnswerSession(library, library.import_book(tmp_path / "rain.txt").book_id,
+                              embedder=open_embedder(ModelSettings()))
+    answering.ensure_indexed()
+    found = answering.retrieve("Who are the main characters?")
+    [harcourt] = [part for part in found.parts if part.part.text == "Captain Harcourt"]
+    text = answering.context.book.text
+    assert harcourt.passages[0].end < text.index(told) + len(told)  # the sentence runs past the passage
+    lines = {found.parts[line.part].part.text: line.text for line in answering.digest(found)}
+    assert lines["Captain Harcourt"] == told
+    # Up to a reader's place inside that sentence, no further.
+    inside = text.index("the dark road")
+    so_far = answering.retrieve("Who are the main characters so far?", at=inside)
+    assert all(line.end <= inside for line in answering.digest(so_far))
+
+
 def test_where_a_book_naming_no_place_often_is_set_is_answered_by_its_outline_saying_why(carol):
     from engine.answer.overview import NO_PLACES, overview_evidence
 

@@ -122,6 +122,13 @@ def sentences_naming(context, name: str, until: int | None, searched, *tellings)
     return next((sentences for sentences in found if sentences), [])
 
 
+def sentence_holding(text: str, start: int, end: int, limit: int | None = None) -> tuple[int, int]:
+    """The span of the sentence holding the text at `start`-`end`, ending at `limit` at the latest."""
+    limit = len(text) if limit is None else limit
+    stop = _SENTENCE_END.search(text, end, limit)
+    return _sentence_start(text, start), stop.end() if stop else limit
+
+
 def _sentence_start(text: str, at: int) -> int:
     """Where the sentence holding offset `at` begins: just past the last sentence end before it."""
     reach = at

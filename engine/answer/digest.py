@@ -32,7 +32,7 @@ from .bookfacts import BOOK_RECORD, CONTENTS, COUNT, DEFINITION, LENGTH, NAMES_W
     title_page_span
 from .chapter_lines import CHAPTER_LINES, distinctive_words, eventful_sentences
 from .changes import CHANGE, FIRST_TOLD, change_asked, says_what_they_were, where_they_are_left
-from .deaths import DEATH, KILLING, death_asked, death_tellings, killer_asked, victims_asked
+from .deaths import DEATH, KILLING, death_asked, death_tellings, killer_asked, sentence_holding, victims_asked
 from .described import DESCRIPTION, describes, introduces_themself
 from .expected import AGE, NAME, NUMBER, RELATION, TELLING_KINDS, asked_kin, expected_answer, holds_answer
 from .letters import LETTERS, letter_openings
@@ -853,8 +853,13 @@ def _introductions(retrieval: Retrieval, context) -> list[DigestLine]:
                 if DESCRIPTION in evidence.sources.get(passage.id, []) else []
             spans = [(start, end) for start, end in context.sentences(passage) if end <= passage.end]
             start, end = next((span for test in tests + [as_written(name).search] for span in spans
-                               if test(book.text[span[0]:span[1]])),
-                              spans[0] if spans else (passage.start, passage.end))
+                               if test(book.text[span[0]:span[1]])), (None, None))
+            named = as_written(name).search(book.text, passage.start, passage.end) if start is None else None
+            if named is not None:  # in a sentence running past the passage's end: whole, up to a reader's place
+                start, end = sentence_holding(book.text, named.start(), named.end(), retrieval.until)
+                start = max(start, passage.start)
+            elif start is None:
+                start, end = spans[0] if spans else (passage.start, passage.end)
             lines.append(_line(book, index, passage, start, end))
     return lines
 
