@@ -510,11 +510,13 @@ def test_a_question_about_the_whole_book_gets_the_book_in_outline(session):
                   "Who is the main character of the story?", "Give me a synopsis of the whole story",
                   "Remind me of the plot", "Who's who in this book?",
                   # No passage says its theme by that word ("To a collector of fairy tales." had been quoted).
-                  "What are the themes of the book?", "What is the moral of the story?", "What lesson does the book teach?"):
+                  "What are the themes of the book?", "What is the moral of the story?",
+                  "What lesson does the book teach?"):
         assert asks_about_the_whole_book(whole), whole
     assert overview_kind("Who's who in this book?") == "people"  # it had been the book's outline
     for not_whole in ("What happens to him?", "What is it about?", "Who is Marley?", "What does the knocker mean?",
-                      "What does \u201cBah! Humbug!\u201d mean?", "What is the moral of Marley's story?", "Who is Will?"):
+                      "What does \u201cBah! Humbug!\u201d mean?", "What is the moral of Marley's story?",
+                      "Who is Will?"):
         assert not asks_about_the_whole_book(not_whole), not_whole
     # Asked with nothing before, "it" can only be the book ("it" meant the ends of a whale line);
     # "he" is still someone.

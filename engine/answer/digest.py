@@ -45,8 +45,8 @@ from .overview import FIRST_PERSON, NAMED_TELLER, PEOPLE, PLACES, RECENT, TELLER
 from .planning import QUOTED, about_one_scene, content_words, stem
 from .recurring import RECURRING, recurring_thing
 from .relationships import RELATIONSHIP, relationship_asked, tells_the_tie, tie_beside
-from .retrieval import (BEFORE_A_NAME, INTRODUCTION, LAST_MENTION, Retrieval, asked_who, cut_at, fate_asked, fate_of_several,
-                        introduced, last_mentioned, searched_sections)
+from .retrieval import (BEFORE_A_NAME, INTRODUCTION, LAST_MENTION, Retrieval, asked_who, cut_at, fate_asked,
+                        fate_of_several, introduced, last_mentioned, searched_sections)
 from .selection import part_heading
 from .told_deaths import tells_a_killing_by, tells_another_dead
 from .vocabulary import as_written, by_surname

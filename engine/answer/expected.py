@@ -66,8 +66,8 @@ _KIN_ALSO = {"father": ("papa", "pa"), "mother": ("mamma", "mama", "ma", "marmee
 # father, Sir Walter", "Bob, the father", "my younger brother Mycroft").
 _KIN_REACH = 4
 BETWEEN_KIN_AND_NAME = HONORIFIC_WORDS | {"the", "his", "her", "my", "your", "their", "our", "own", "dear", "poor",
-                                           "young", "younger", "elder", "eldest", "youngest", "late", "good", "is",
-                                           "was", "of", "mr", "mrs"}
+                                          "young", "younger", "elder", "eldest", "youngest", "late", "good", "is",
+                                          "was", "of", "mr", "mrs"}
 # A "when" question asks for circumstances as often as for a date: only these.
 # "One" is left out of the numbers below: "no one", "one of them".
 _ASKS_A_NUMBER = re.compile(r"^\W*(?:how\s+(?:old|many|much|long)|(?:in\s+)?what\s+(?:year|age))\b", re.I)

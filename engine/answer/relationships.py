@@ -11,9 +11,10 @@ Garcia", of Stapleton; "Mr. Thaddeus Sholto, brother of the deceased").
 The first and the last such sentences (where the book brings the tie in,
 and where it leaves it) have slots of their own in retrieval, and the
 digest quotes them; of either, those where the word stands by one of the
-names come first ("her own sister, Mary", "Kala, his mother"). A tie told with neither name near ("Duchess was the
-mother of them both", Black Beauty telling) is not found, and one beside
-another's word of kin may be taken for theirs ("Thornton's partners")."""
+names come first ("her own sister, Mary", "Kala, his mother"). A tie told
+with neither name near ("Duchess was the mother of them both", Black
+Beauty telling) is not found, and one beside another's word of kin may be
+taken for theirs ("Thornton's partners")."""
 
 from __future__ import annotations
 

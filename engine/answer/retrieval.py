@@ -730,9 +730,9 @@ def _meeting_entry(plan: Plan, context, until: int | None, searched):
 
 
 def _death_entry(plan: Plan, context, until: int | None, searched):
-    """For a question asking how someone dies, the passage where the book
-    last names them beside a word of death (deaths.py): (node id, section,
-    sources); else None."""
+    """For a question asking how someone dies, or what becomes of them, the
+    passage where the book last names them beside a word of death
+    (deaths.py): (node id, section, sources); else None."""
     name = death_asked(plan.question, context.writes_as_name) or fate_asked(plan.question, context.writes_as_name)
     told = last_told_dead(context, name, until, searched, killer_asked(plan.question)) if name else None
     return (told[0].id, told[0].section, ["phrase"]) if told is not None else None
