@@ -2,12 +2,12 @@
 """Questions readers type about someone or something in a book, of the
 kinds the engine answers by kind (who someone is and what they are, looks,
 callings, homes, meanings of names and of words, names in full, kin, who
-said a line, counts, first and last lines, first meetings, how someone
-dies, whom someone killed, whom someone marries, how someone changes, what
-someone is like, what kind of animal, who tells the book, where someone is
-from, what a place the book names is, what a letter says, how two people
-are related, what happens in a chapter, what the book is about and how it
-ends), some as typed in a hurry ("whats stapletons job"), each with what
+said a line, counts, first and last lines, first meetings, what becomes of
+someone, how someone dies, whom someone killed, whom someone marries, how
+someone changes, what someone is like, what kind of animal, who tells the
+book, where someone is from, what a place the book names is, what a letter
+says, how two people are related, what happens in a chapter, what the book
+is about and how it ends), some as typed in a hurry ("whats stapletons job"), each with what
 its answer must quote (where it has several patterns joined by "&&", each);
 and why someone did something, which no kind answers yet (the questions'
 own words: written before any was tried, none tuned on).
