@@ -84,8 +84,7 @@ def last_sentence_naming(context, name: str, until: int | None, searched,
     for telling in tellings:
         for place, named in enumerate(reversed(namings)):
             if place == len(sentences):
-                stop = _SENTENCE_END.search(text, named.end())
-                sentences.append((_sentence_start(text, named.start()), min(stop.end() if stop else end, end)))
+                sentences.append(sentence_holding(text, named.start(), named.end(), end))
             start, stop = sentences[place]
             if not telling(text[start:stop]):
                 continue
@@ -106,8 +105,7 @@ def sentences_naming(context, name: str, until: int | None, searched, *tellings)
     found: list[list[tuple[object, int, int]]] = [[] for _ in tellings]
     seen = set()
     for named in as_written(name).finditer(text, 0, end):
-        stop = _SENTENCE_END.search(text, named.end())
-        span = (_sentence_start(text, named.start()), min(stop.end() if stop else end, end))
+        span = sentence_holding(text, named.start(), named.end(), end)
         if span in seen:
             continue
         seen.add(span)
@@ -125,8 +123,8 @@ def sentences_naming(context, name: str, until: int | None, searched, *tellings)
 def sentence_holding(text: str, start: int, end: int, limit: int | None = None) -> tuple[int, int]:
     """The span of the sentence holding the text at `start`-`end`, ending at `limit` at the latest."""
     limit = len(text) if limit is None else limit
-    stop = _SENTENCE_END.search(text, end, limit)
-    return _sentence_start(text, start), stop.end() if stop else limit
+    stop = _SENTENCE_END.search(text, end)
+    return _sentence_start(text, start), min(stop.end() if stop else limit, limit)
 
 
 def _sentence_start(text: str, at: int) -> int:
